@@ -1,0 +1,146 @@
+"""Generic primitives the rules' expressions may use: cards, slots, piles, seats.
+
+Every function is total: given `none` where a card, slot or player is expected,
+it answers none, false or 0 instead of failing, so a guard can test a missing
+card without crashing (the rulebook's "do the possible part", § 6.10).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .state import DISCARD, DRAW, PILES, UNDER, HandLoc, PileLoc, State
+
+if TYPE_CHECKING:
+    from .model import Ruleset
+
+
+class CardFacts:
+    """Per-card facts from the deck, as flat lists indexed by card number."""
+
+    def __init__(self, rules: Ruleset) -> None:
+        self.species: list[str] = []
+        self.value: list[int] = []
+        self.family: list[str] = []
+        self.ability: list[str | None] = []
+        self.ordinal: list[int] = []  # 1 for the first card of its species, 2 for the second ...
+        for sp in rules.species.values():
+            for i in range(sp.count):
+                self.species.append(sp.name)
+                self.value.append(sp.value)
+                self.family.append(sp.family)
+                self.ability.append(sp.ability)
+                self.ordinal.append(i + 1)
+
+    def __len__(self) -> int:
+        return len(self.species)
+
+    def label(self, card: int | None) -> str:
+        if card is None:
+            return "nothing"
+        return f"{self.species[card]}#{self.ordinal[card]}"
+
+
+def seats_from(st: State, p: int | None) -> list[int]:
+    if p is None:
+        return []
+    n = len(st.names)
+    return [(p + i) % n for i in range(n)]
+
+
+def _size(st: State, x: Any) -> int:
+    if x is None:
+        return 0
+    if isinstance(x, PileLoc):
+        return len(pile_list(st, x))
+    return len(x)
+
+
+def pile_list(st: State, pile: PileLoc) -> list[int]:
+    if pile is DRAW:
+        return st.draw
+    if pile is DISCARD:
+        return st.discard
+    if pile is UNDER:
+        return st.under
+    raise KeyError(pile.name)
+
+
+def _top(st: State, pile: Any) -> int | None:
+    if not isinstance(pile, PileLoc):
+        return None
+    items = pile_list(st, pile)
+    return items[-1] if items else None
+
+
+def _opt(f: Callable[..., Any], default: Any = None) -> Callable[..., Any]:
+    """Wrap a function so that any `none` argument gives `default` (totality)."""
+
+    def wrapped(st: State, *args: Any) -> Any:
+        if any(a is None for a in args):
+            return default
+        return f(st, *args)
+
+    return wrapped
+
+
+def make_functions(facts: CardFacts) -> dict[str, tuple[int, Callable[..., Any]]]:
+    """name -> (arity, implementation taking the state first)."""
+    return {
+        "value": (1, _opt(lambda st, c: facts.value[c], 0)),
+        "family": (1, _opt(lambda st, c: facts.family[c])),
+        "species": (1, _opt(lambda st, c: facts.species[c])),
+        "has_ability": (1, _opt(lambda st, c: facts.ability[c] is not None, False)),
+        "card_at": (1, _opt(lambda st, sl: st.card_at(sl))),
+        "owner": (1, _opt(lambda st, sl: sl[0])),
+        "slot_no": (1, _opt(lambda st, sl: sl[1], 0)),
+        "occupied": (1, _opt(lambda st, sl: st.card_at(sl) is not None, False)),
+        "slot": (2, _opt(lambda st, p, n: (p, n))),
+        "cards": (1, _opt(lambda st, p: st.cards_of(p), [])),
+        "slots": (1, _opt(lambda st, p: st.occupied_slots(p), [])),
+        "free_slots": (1, _opt(lambda st, p: st.free_slots(p), [])),
+        "free_slot": (2, lambda st, p, pref: None if p is None else st.slot_for_added(p, pref)),
+        "size": (1, _size),
+        "top": (1, _top),
+        "held": (1, _opt(lambda st, p: st.hands[p])),
+        "hand": (1, _opt(lambda st, p: HandLoc(p))),
+        "others": (1, _opt(lambda st, p: seats_from(st, p)[1:], [])),
+        "seats_from": (1, seats_from),
+        "seats_after": (1, lambda st, p: seats_from(st, p)[1:]),
+        "knows": (2, lambda st, p, c: st.knows(p, c) if p is not None else False),
+        "moved": (1, _opt(lambda st, c: c in st.moved, False)),
+        "max": (2, _opt(lambda st, a, b: max(a, b))),
+        "min": (2, _opt(lambda st, a, b: min(a, b))),
+        "abs": (1, _opt(lambda st, a: abs(a))),
+    }
+
+
+def _window_attr(name: str) -> Callable[[State], Any]:
+    def get(st: State) -> Any:
+        w = st.window
+        if w is None:
+            return False if name == "used" else None
+        if name == "players":
+            return [p for p in range(len(st.names)) if w.players >> p & 1]
+        return getattr(w, name)
+
+    return get
+
+
+GLOBALS: dict[str, Callable[[State], Any]] = {
+    "players": lambda st: list(range(len(st.names))),
+    "player_count": lambda st: len(st.names),
+    "active": lambda st: st.active,
+    "phase": lambda st: st.phase,
+    "round": lambda st: st.round,
+    "turn": lambda st: st.turn,
+    "window_ref": _window_attr("ref"),
+    "window_kind": _window_attr("kind"),
+    "window_used": _window_attr("used"),
+    "window_players": _window_attr("players"),
+    **{name: (lambda pile: lambda st: pile)(pile) for name, pile in PILES.items()},
+}
+
+# Sources a `shuffle ... into draw_pile` may gather.
+SHUFFLE_SOURCES = ("all_cards", "discard_below_top", "discard_pile", "under_pile", "draw_pile")

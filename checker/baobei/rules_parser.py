@@ -24,9 +24,11 @@ _PARA_NUM = re.compile(r"P(\d+)")
 @lru_cache(maxsize=None)
 def grammar(name: str) -> Lark:
     """Load a grammar once per process (LALR, positions kept)."""
-    path = grammar_dir() / f"{name}.lark"
+    # "rules_expr" is the rules grammar entered at `expr`, for expressions written in scenarios.
+    file, start = ("rules", "expr") if name == "rules_expr" else (name, "start")
+    path = grammar_dir() / f"{file}.lark"
     return Lark(path.read_text(encoding="utf-8"), parser="lalr", propagate_positions=True,
-                maybe_placeholders=True)
+                maybe_placeholders=True, start=start)
 
 
 def describe_expected(expected: set[str] | frozenset[str], lark: Lark) -> str:

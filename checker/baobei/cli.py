@@ -1,0 +1,178 @@
+"""The `baobei` command: check scenarios, explain one, summarize the rules, benchmark the engine."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .errors import BaoError, SourceError
+from .paths import default_scenarios_dir
+
+EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _rules_dir(args: argparse.Namespace) -> Path | None:
+    return Path(args.rules) if args.rules else None
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .scenario_parser import parse_scenario_file, scenario_files
+    from .scenario_runner import engine_for, format_failure, run_scenario
+
+    eng = engine_for(_rules_dir(args))
+    paths = [Path(p) for p in args.paths] or [default_scenarios_dir()]
+    files = scenario_files(paths)
+    passed = failed = bad = 0
+    start = time.perf_counter()
+    for f in files:
+        try:
+            result = run_scenario(parse_scenario_file(f), eng)
+        except SourceError as err:
+            bad += 1
+            print(f"ERROR {err}", file=sys.stderr)
+            continue
+        if result.passed:
+            passed += 1
+            if args.verbose:
+                print(f"ok    {f}")
+        else:
+            failed += 1
+            print(f"FAIL  {format_failure(result, f.read_text(encoding='utf-8'))}")
+    elapsed = time.perf_counter() - start
+    print(f"{len(files)} scenarios in {elapsed:.2f}s" + (f", {bad} malformed" if bad else ""))
+    print(f"{passed} passed, {failed} failed")
+    if bad:
+        return EXIT_BAD_INPUT
+    return EXIT_FAIL if failed else EXIT_OK
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .scenario_parser import parse_scenario_file
+    from .scenario_runner import engine_for, run_scenario
+
+    eng = engine_for(_rules_dir(args))
+    scenario = parse_scenario_file(Path(args.file))
+    result = run_scenario(scenario, eng, snapshots=True)
+    print(f"{scenario.title}  ({', '.join(str(c) for c in scenario.cites)})")
+    for entry in result.trace:
+        print(f"\nline {entry.pos.line}: {entry.text}")
+        for event in entry.events:
+            print(f"    {event.text}")
+            print(f"        by {event.rule} {event.cite}")
+        for row in entry.table:
+            print(f"  | {row}")
+    if result.failure is not None:
+        print(f"\nFAILED at {result.failure.pos}: {result.failure.message}")
+        return EXIT_FAIL
+    print("\nall expectations hold")
+    return EXIT_OK
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from .engine import Engine
+    from .model import load_ruleset
+    from .paths import default_rules_dir
+
+    directory = _rules_dir(args) or default_rules_dir()
+    rules = load_ruleset(directory)
+    Engine(rules)  # compiling resolves every name: an unknown one is reported here
+    moves = [m for m in rules.moves.values() if not m.is_ability]
+    abilities = [m for m in rules.moves.values() if m.is_ability]
+    cited = rules.cited_rules()
+    sections = sorted({c.section for _, _, c, _ in cited if c.section}, key=_section_key)
+    paras = {p for _, _, c, _ in cited for p in c.paras}
+    print(f"rules {directory}: {len(rules.files)} files, valid")
+    print(f"  {len(moves)} moves, {len(abilities)} abilities, {len(rules.routines)} routines, "
+          f"{len(rules.hooks)} hooks, {len(rules.defines)} definitions, {len(rules.tables)} tables, "
+          f"{len(rules.variables)} variables, {len(rules.invariants)} invariants")
+    deck = sum(sp.count for sp in rules.species.values())
+    print(f"  deck: {len(rules.species)} species, {deck} cards; players {rules.min_players}..{rules.max_players}")
+    print(f"  {len(cited)} cited rules over {len(sections)} sections and {len(paras)} paragraphs:")
+    print("    " + ", ".join(f"§ {s}" for s in sections))
+    print(f"  {len(rules.assumptions)} assumptions: " + ", ".join(sorted(rules.assumptions, key=_section_key)))
+    if args.verbose:
+        for kind, name, cite, pos in cited:
+            print(f"    {kind:<9} {name:<22} {cite}  ({pos})")
+    return EXIT_OK
+
+
+def _section_key(text: str) -> tuple[int, ...]:
+    digits = "".join(ch if ch.isdigit() or ch == "." else " " for ch in text).split()
+    parts = digits[0].split(".") if digits else []
+    return tuple(int(p) for p in parts if p) or (10_000,)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .scenario_runner import engine_for
+    from .simulate import bench
+
+    eng = engine_for(_rules_dir(args))
+    stats = bench(eng, args.players, args.rounds, args.seed)
+    print(f"{args.players} players, seed {args.seed}: {stats.rounds} rounds, {stats.moves} moves "
+          f"in {stats.seconds:.2f}s" + (f" ({stats.capped} rounds capped)" if stats.capped else ""))
+    print(f"{stats.moves_per_second:,.0f} moves/s, {stats.rounds_per_second:,.1f} rounds/s")
+    return EXIT_OK
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from .verify import run_verify  # imports z3: only this command pays for it
+
+    return run_verify(args)
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    from .docs import run_docs
+
+    return run_docs(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="baobei", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    commands: list[tuple[str, str, Callable[[argparse.Namespace], int]]] = [
+        ("check", "replay scenario files and report", cmd_check),
+        ("explain", "print the step-by-step trace of one scenario", cmd_explain),
+        ("rules", "validate and summarize the rules", cmd_rules),
+        ("bench", "seeded random legal play: moves/s and rounds/s", cmd_bench),
+        ("verify", "prove the rules' invariants with Z3", cmd_verify),
+        ("docs", "generate docs/ from the rules and the passing scenarios", cmd_docs),
+    ]
+    for name, help_text, func in commands:
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument("--rules", metavar="DIR", help="rules directory (a variant); default: rules/")
+        p.set_defaults(func=func)
+        if name == "check":
+            p.add_argument("paths", nargs="*", help="scenario files or directories (default: scenarios/)")
+            p.add_argument("-v", "--verbose", action="store_true")
+        elif name == "explain":
+            p.add_argument("file")
+        elif name == "rules":
+            p.add_argument("-v", "--verbose", action="store_true")
+        elif name == "bench":
+            p.add_argument("--players", type=int, default=4)
+            p.add_argument("--rounds", type=int, default=200)
+            p.add_argument("--seed", type=int, default=1)
+        elif name == "verify":
+            p.add_argument("--players", type=int, help="one player count (default: every allowed count)")
+            p.add_argument("--emit-scenario", metavar="FILE", help="write a counterexample as a scenario")
+        elif name == "docs":
+            p.add_argument("--check", action="store_true", help="exit 1 when a generated file differs")
+            p.add_argument("--out", metavar="DIR", default=None, help="output directory (default: docs/)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except BaoError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -139,8 +139,14 @@ GLOBALS: dict[str, Callable[[State], Any]] = {
     "window_kind": _window_attr("kind"),
     "window_used": _window_attr("used"),
     "window_players": _window_attr("players"),
-    **{name: (lambda pile: lambda st: pile)(pile) for name, pile in PILES.items()},
 }
+
+
+def _constant(value: PileLoc) -> Callable[[State], Any]:
+    return lambda st: value
+
+
+GLOBALS.update({name: _constant(pile) for name, pile in PILES.items()})
 
 # Sources a `shuffle ... into draw_pile` may gather.
 SHUFFLE_SOURCES = ("all_cards", "discard_below_top", "discard_pile", "under_pile", "draw_pile")

@@ -27,7 +27,7 @@ Proc = Callable[["Ctx"], None]
 class Ctx:
     """What a running closure sees: the state, local names, the event log, the engine."""
 
-    __slots__ = ("st", "env", "log", "eng")
+    __slots__ = ("eng", "env", "log", "st")
 
     def __init__(self, st: State, env: dict[str, Any], log: list[Event] | None, eng: Engine) -> None:
         self.st = st
@@ -141,7 +141,8 @@ class Compiler:
         define = self.rules.defines.get(node.func)
         if define is not None:
             if len(define.formals or ()) != len(args):
-                raise RulesError(node.pos, f"{node.func!r} takes {len(define.formals or ())} argument(s), got {len(args)}")
+                wanted = len(define.formals or ())
+                raise RulesError(node.pos, f"{node.func!r} takes {wanted} argument(s), got {len(args)}")
             return self._define_call(node.func, args)
         if node.func not in self.functions:
             raise RulesError(node.pos, f"unknown function {node.func!r}")

@@ -23,7 +23,7 @@ from .ops import Ops
 from .state import HandLoc, State
 
 SLOT_KINDS = ("slot", "own_slot", "free_slot")
-PARAM_KINDS = SLOT_KINDS + ("player", "bool")
+PARAM_KINDS = (*SLOT_KINDS, "player", "bool")
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,8 @@ class Engine:
                 raise BaoError(f"{m.pos}: parameter {p.name!r} has unknown kind {p.kind!r}; "
                                f"one of: {', '.join(PARAM_KINDS)}")
         scope = frozenset(params | {"actor", "source"})
-        fixed, dependent = [], []
+        fixed: list[tuple[Fn, s.Require]] = []
+        dependent: list[tuple[Fn, s.Require]] = []
         for req in m.requires:
             fn = comp.expr(req.cond, scope)
             (dependent if free_names(req.cond) & params else fixed).append((fn, req))
@@ -117,11 +118,11 @@ class Engine:
             if state.get(name) == 1:
                 from .errors import RulesError
                 raise RulesError(defines[name].pos, "definitions call each other in a cycle: "
-                                 + " -> ".join(path + [name]))
+                                 + " -> ".join([*path, name]))
             state[name] = 1
             for dep in graph[name]:
                 if dep in defines:
-                    visit(dep, path + [name])
+                    visit(dep, [*path, name])
             state[name] = 2
 
         for name in defines:
@@ -138,12 +139,12 @@ class Engine:
         if value is None:
             return "none"
         if vtype == "player":
-            return st.names[value]
+            return str(st.names[value])
         if vtype == "card":
             return self.facts.label(value)
         if isinstance(value, tuple):
             return self.slot_label(st, value)
-        return str(value).lower() if isinstance(value, bool) else str(value)
+        return str(value).lower() if isinstance(value, bool) else f"{value}"
 
     def describe(self, st: State, move: Move) -> str:
         parts = [st.names[move.player] if 0 <= move.player < len(st.names) else f"player {move.player}",
@@ -254,7 +255,8 @@ class Engine:
                     return Rejection(text, cm.name, cm.decl.cite, f"{cm.name} needs its argument {p.name!r}")
                 continue
             if not self._kind_ok(st, p.kind, value):
-                return Rejection(text, cm.name, cm.decl.cite, f"argument {p.name!r} must be a {p.kind.replace('_', ' ')}")
+                kind = p.kind.replace("_", " ")
+                return Rejection(text, cm.name, cm.decl.cite, f"argument {p.name!r} must be a {kind}")
         return None
 
     @staticmethod
@@ -330,7 +332,8 @@ class Engine:
                 continue
             env = {"actor": owner, "source": card}
             if log is not None:
-                log.append(Event(ability, cm.decl.cite, f"{st.names[owner]} uses '{ability}' of {self.facts.label(card)}"))
+                log.append(Event(ability, cm.decl.cite,
+                                 f"{st.names[owner]} uses '{ability}' of {self.facts.label(card)}"))
             cm.body(Ctx(st, env, log, self))
 
     # ------------------------------------------------------------ generation
@@ -349,7 +352,7 @@ class Engine:
         out = []
         for p in cm.decl.params:
             values = self.domain(st, p.kind, actor)
-            out.append(([None] + values) if p.optional else values)
+            out.append(([None, *values]) if p.optional else values)
         return out
 
     def _candidates(self, st: State, player: int) -> list[CompiledMove]:

@@ -29,7 +29,7 @@ class Ruleset:
     source: str
     min_players: int = 0
     max_players: int = 0
-    players_cite: s.Citation = s.Citation("")
+    players_cite: s.Citation = field(default_factory=lambda: s.Citation(""))
     deck: s.DeckDecl | None = None
     species: dict[str, Species] = field(default_factory=dict)
     tables: dict[str, s.TableDecl] = field(default_factory=dict)

@@ -47,10 +47,13 @@ class Ops:
                 if c == card:
                     row[i] = None
                     return (p, i + 1)
-        for pile, items in ((DISCARD, st.discard), (DRAW, st.draw), (UNDER, st.under), (None, st.box)):
+        for pile, items in ((DISCARD, st.discard), (DRAW, st.draw), (UNDER, st.under)):
             if card in items:
                 items.remove(card)
                 return pile
+        if card in st.box:
+            st.box.remove(card)
+            return None
         raise EngineError(f"card {card} is nowhere")
 
     def place(self, st: State, card: int, where: object, pos: Pos | None) -> None:
@@ -194,9 +197,10 @@ class Ops:
             c, p = card(ctx), player(ctx)
             if c is None or p is None or abilities[c] is None:
                 return
-            ability = abilities[c]
+            ability: str = abilities[c]  # type: ignore[assignment]  # checked just above
             ctx.st.pending.append((ability, c, p))
-            log(ctx, origin, lambda: f"{self.eng.facts.label(c)} triggers its ability '{ability}' for {ctx.st.names[p]}")
+            log(ctx, origin, lambda: f"{self.eng.facts.label(c)} triggers its ability '{ability}' "
+                f"for {ctx.st.names[p]}")
 
         return trigger
 

@@ -7,7 +7,7 @@ found and what was expected.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from .paths import grammar_dir
 _PARA_NUM = re.compile(r"P(\d+)")
 
 
-@lru_cache(maxsize=None)
+@cache
 def grammar(name: str) -> Lark:
     """Load a grammar once per process (LALR, positions kept)."""
     # "rules_expr" is the rules grammar entered at `expr`, for expressions written in scenarios.
@@ -57,7 +57,7 @@ def syntax_error(err: UnexpectedInput, path: str, text: str, lark: Lark,
         expected = describe_expected(err.expected, lark)
         message = f"found {found}, expected one of: {expected}"
     elif isinstance(err, UnexpectedCharacters):
-        message = f"unexpected character {text[err.pos_in_stream]!r}"
+        message = f"unexpected character {text[err.pos_in_stream or 0]!r}"
         if err.allowed:
             message += f", expected one of: {describe_expected(err.allowed, lark)}"
     elif isinstance(err, UnexpectedEOF):

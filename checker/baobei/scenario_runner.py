@@ -175,7 +175,8 @@ def set_variable(eng: Engine, st: State, name: str, index: str | None, value: sc
     if var is None:
         raise ScenarioError(pos, f"unknown variable {name!r}; the rules declare: {', '.join(eng.rules.variables)}")
     if var.per_player != (index is not None):
-        raise ScenarioError(pos, f"{name!r} is {'per player: write ' + name + '[player]' if var.per_player else 'a single value'}")
+        shape = f"per player: write {name}[player]" if var.per_player else "a single value"
+        raise ScenarioError(pos, f"{name!r} is {shape}")
     converted = convert(eng, st, value, var.type)
     if index is not None:
         st.pvars[name][player_index(st, index, pos)] = converted
@@ -213,7 +214,8 @@ def to_move(eng: Engine, st: State, player: str, name: str,
 def check_expectation(eng: Engine, st: State, x: sc.Expect) -> str | None:
     """None when the expectation holds, else 'expected ..., actual ...'."""
     handler = _EXPECTATIONS[x.kind]
-    return handler(eng, st, *x.args)
+    message: str | None = handler(eng, st, *x.args)
+    return message
 
 
 def _label(eng: Engine, card: int | None) -> str:
@@ -287,7 +289,9 @@ def _x_window_open(eng: Engine, st: State, names: tuple[str, ...]) -> str | None
     if w is None or w.used:
         return f"expected an open pluck window for {', '.join(names)}, actual {'used' if w else 'none'}"
     got = sorted(st.names[p] for p in range(len(st.names)) if w.players >> p & 1)
-    return None if got == sorted(names) else f"expected the window open for {', '.join(sorted(names))}, actual for {', '.join(got) or 'nobody'}"
+    if got == sorted(names):
+        return None
+    return f"expected the window open for {', '.join(sorted(names))}, actual for {', '.join(got) or 'nobody'}"
 
 
 def _x_window_used(eng: Engine, st: State) -> str | None:
@@ -296,7 +300,8 @@ def _x_window_used(eng: Engine, st: State) -> str | None:
 
 
 def _x_window_closed(eng: Engine, st: State) -> str | None:
-    return None if st.window is None else f"expected no pluck window, actual '{st.window.kind}' on {eng.facts.label(st.window.ref)}"
+    w = st.window
+    return None if w is None else f"expected no pluck window, actual '{w.kind}' on {eng.facts.label(w.ref)}"
 
 
 def _x_pending(eng: Engine, st: State, ability: str, player: str) -> str | None:
@@ -304,7 +309,9 @@ def _x_pending(eng: Engine, st: State, ability: str, player: str) -> str | None:
         return f"expected {player} to have '{ability}' waiting, actual nothing waiting"
     got_ability, _, owner = st.pending[0]
     got = f"'{got_ability}' for {st.names[owner]}"
-    return None if (got_ability, st.names[owner]) == (ability, player) else f"expected '{ability}' for {player} waiting, actual {got}"
+    if (got_ability, st.names[owner]) == (ability, player):
+        return None
+    return f"expected '{ability}' for {player} waiting, actual {got}"
 
 
 def _x_no_pending(eng: Engine, st: State) -> str | None:
@@ -332,7 +339,10 @@ def _x_var(eng: Engine, st: State, name: str, index: str | None, want: sc.Value)
 
 def _compare(eng: Engine, st: State, label: str, got: Any, want: sc.Value) -> str | None:
     if want.kind == "name" and isinstance(got, int) and not isinstance(got, bool):
-        shown = st.names[got] if want.data in st.names else eng.facts.species[got] if 0 <= got < len(eng.facts) else str(got)
+        if want.data in st.names:
+            shown = st.names[got]
+        else:
+            shown = eng.facts.species[got] if 0 <= got < len(eng.facts) else str(got)
         ok = shown == want.data
     elif want.kind == "slot":
         ok = got == convert(eng, st, want, "slot")

@@ -38,7 +38,7 @@ PILES = {p.name: p for p in (DRAW, DISCARD, UNDER)}
 class Window:
     """An open pluck reference: who may use it, and whether its one attempt is used."""
 
-    __slots__ = ("kind", "ref", "players", "used")
+    __slots__ = ("kind", "players", "ref", "used")
 
     def __init__(self, kind: str, ref: Card, players: int, used: bool = False) -> None:
         self.kind = kind
@@ -53,9 +53,26 @@ class Window:
 class State:
     """Mutable game state; `copy()` gives an independent state (cheap: flat lists)."""
 
-    __slots__ = ("names", "tableaux", "draw", "discard", "under", "hands", "active", "phase",
-                 "round", "turn", "vars", "pvars", "window", "pending", "known", "moved", "rng",
-                 "box")
+    __slots__ = (
+        "active",
+        "box",
+        "discard",
+        "draw",
+        "hands",
+        "known",
+        "moved",
+        "names",
+        "pending",
+        "phase",
+        "pvars",
+        "rng",
+        "round",
+        "tableaux",
+        "turn",
+        "under",
+        "vars",
+        "window",
+    )
 
     def __init__(self, names: list[str], n_cards: int, seed: int | None) -> None:
         self.names = names

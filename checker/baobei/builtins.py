@@ -76,13 +76,18 @@ def _top(st: State, pile: Any) -> int | None:
 
 def _opt(f: Callable[..., Any], default: Any = None) -> Callable[..., Any]:
     """Wrap a function so that any `none` argument gives `default` (totality)."""
+    arity = f.__code__.co_argcount - 1
+
+    def one(st: State, a: Any) -> Any:
+        return default if a is None else f(st, a)
+
+    def two(st: State, a: Any, b: Any) -> Any:
+        return default if a is None or b is None else f(st, a, b)
 
     def wrapped(st: State, *args: Any) -> Any:
-        if any(a is None for a in args):
-            return default
-        return f(st, *args)
+        return default if any(a is None for a in args) else f(st, *args)
 
-    return wrapped
+    return one if arity == 1 else two if arity == 2 else wrapped
 
 
 def make_functions(facts: CardFacts) -> dict[str, tuple[int, Callable[..., Any]]]:

@@ -217,18 +217,15 @@ class Compiler:
         domain = self.expr(node.domain, scope)
         body = self.expr(node.body, scope | {node.var})
         var = node.var
+        if node.kind in ("all", "any"):
+            return _short_circuit(node.kind == "all", var, domain, body)
 
         def values(ctx: Ctx) -> list[Any]:
             env = ctx.env
-            saved = env.get(var, _MISSING)
             out = []
             for item in domain(ctx) or ():
                 env[var] = item
                 out.append(body(ctx))
-            if saved is _MISSING:
-                env.pop(var, None)
-            else:
-                env[var] = saved
             return out
 
         return _AGGREGATES[node.kind](values)
@@ -415,7 +412,18 @@ class Compiler:
         return branch, scope
 
 
-_MISSING = object()
+def _short_circuit(want_all: bool, var: str, domain: Fn, body: Fn) -> Fn:
+    """all/any that stop at the first deciding item."""
+
+    def quantify(ctx: Ctx) -> bool:
+        env = ctx.env
+        for item in domain(ctx) or ():
+            env[var] = item
+            if bool(body(ctx)) != want_all:
+                return not want_all
+        return want_all
+
+    return quantify
 
 
 def _most(values: list[Any]) -> Any:
@@ -436,8 +444,6 @@ def _aggregate(reduce: Callable[[list[Any]], Any]) -> Callable[[Callable[[Ctx], 
 
 
 _AGGREGATES: dict[str, Callable[[Callable[[Ctx], list[Any]]], Fn]] = {
-    "all": _aggregate(lambda vs: all(vs)),
-    "any": _aggregate(lambda vs: any(vs)),
     "sum": _aggregate(lambda vs: sum(v or 0 for v in vs)),
     "count": _aggregate(lambda vs: sum(1 for v in vs if v)),
     "most": _aggregate(_most),

@@ -8,6 +8,7 @@ the state exactly as it was.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 from collections.abc import Iterator
@@ -48,6 +49,10 @@ class CompiledMove:
     fixed_reqs: list[tuple[Fn, s.Require]]  # guards that read no parameter
     param_reqs: list[tuple[Fn, s.Require]]
     body: Proc
+    # Derived from the guards, to skip hopeless candidates fast during generation:
+    phases: frozenset[str] | None = None  # the phases a `phase == "..."` guard allows
+    active_only: bool = False  # `by actor == active`
+    needs_window: bool = False  # `require window_ref != none`
 
     @property
     def name(self) -> str:
@@ -86,6 +91,12 @@ class Engine:
             self.hook_procs[h.name] = comp.block(h.body, scope, Origin(f"on {h.name}", h.cite))
         for m in self.rules.moves.values():
             self.moves[m.name] = self._compile_move(comp, m)
+        self._unphased = [cm for cm in self.moves.values() if not cm.decl.is_ability and cm.phases is None]
+        self._by_phase: dict[str, list[CompiledMove]] = {}
+        for cm in self.moves.values():
+            for phase in cm.phases or ():
+                if not cm.decl.is_ability:
+                    self._by_phase.setdefault(phase, []).append(cm)
         for inv in self.rules.invariants.values():
             when = comp.expr(inv.when, frozenset()) if inv.when is not None else None
             self.invariant_fns[inv.ident] = (when, comp.expr(inv.holds, frozenset()))
@@ -104,7 +115,10 @@ class Engine:
             (dependent if free_names(req.cond) & params else fixed).append((fn, req))
         by = comp.expr(m.by, scope) if m.by is not None else None
         body = comp.block(m.body, scope, Origin(m.name, m.cite))
-        return CompiledMove(m, by, fixed, dependent, body)
+        phases = next((ph for req in m.requires if (ph := _phase_guard(req.cond)) is not None), None)
+        active_only = m.by is not None and _is_actor_active(m.by)
+        needs_window = any(_is_window_guard(req.cond) for req in m.requires)
+        return CompiledMove(m, by, fixed, dependent, body, phases, active_only, needs_window)
 
     def _check_define_cycles(self) -> None:
         """Definitions may not call themselves, directly or not: expressions stay total."""
@@ -214,8 +228,15 @@ class Engine:
     # ------------------------------------------------------------ legality
     def check(self, st: State, move: Move) -> Rejection | None:
         """Why `move` is illegal now, or None. Pure: reads the state only."""
+        rejection = self._find_rejection(st, move)
+        if rejection is None:
+            return None
+        # The move's text is made only for a rejection: generation checks many legal moves.
+        return dataclasses.replace(rejection, move=self.describe(st, move))
+
+    def _find_rejection(self, st: State, move: Move) -> Rejection | None:
         cm = self.moves.get(move.name)
-        text = self.describe(st, move)
+        text = ""
         if cm is None:
             return Rejection(text, move.name, s.Citation("?"), f"there is no move {move.name!r} in these rules")
         if not 0 <= move.player < len(st.names):
@@ -362,8 +383,9 @@ class Engine:
             return [self.moves[ability]] if owner == player else []
         out = []
         ctx = Ctx(st, {"actor": player, "source": None}, None, self)
-        for cm in self.moves.values():
-            if cm.decl.is_ability:
+        active = st.active
+        for cm in self._by_phase.get(st.phase, []) + self._unphased:
+            if (cm.active_only and player != active) or (cm.needs_window and st.window is None):
                 continue
             for p in cm.decl.params:
                 ctx.env[p.name] = None
@@ -434,6 +456,27 @@ class Engine:
 
     def hand_of(self, st: State, player: int) -> HandLoc:
         return HandLoc(player)
+
+
+def _phase_guard(cond: s.Expr) -> frozenset[str] | None:
+    """The phases a guard `phase == "a"` (or `... or phase == "b"`) admits; None if not of that form."""
+    if isinstance(cond, s.Binary) and cond.op == "or":
+        left, right = _phase_guard(cond.left), _phase_guard(cond.right)
+        return left | right if left is not None and right is not None else None
+    if isinstance(cond, s.Binary) and cond.op == "==" and isinstance(cond.left, s.Name) \
+            and cond.left.name == "phase" and isinstance(cond.right, s.Lit) and isinstance(cond.right.value, str):
+        return frozenset({cond.right.value})
+    return None
+
+
+def _is_window_guard(cond: s.Expr) -> bool:
+    return (isinstance(cond, s.Binary) and cond.op == "!=" and isinstance(cond.left, s.Name)
+            and cond.left.name == "window_ref" and isinstance(cond.right, s.Lit) and cond.right.value is None)
+
+
+def _is_actor_active(cond: s.Expr) -> bool:
+    return (isinstance(cond, s.Binary) and cond.op == "==" and isinstance(cond.left, s.Name)
+            and isinstance(cond.right, s.Name) and {cond.left.name, cond.right.name} == {"actor", "active"})
 
 
 def _called(expr: s.Expr) -> set[str]:

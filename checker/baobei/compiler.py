@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import syntax as s
-from .builtins import GLOBALS, SHUFFLE_SOURCES
+from .builtins import GLOBALS, SHUFFLE_SOURCES, pile_list
 from .errors import EngineError, RulesError
+from .state import PileLoc
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -197,7 +198,7 @@ class Compiler:
         if op == "or":
             return lambda ctx: bool(left(ctx)) or bool(right(ctx))
         if op == "in":
-            return lambda ctx: left(ctx) in (right(ctx) or ())
+            return lambda ctx: left(ctx) in items_of(ctx, right(ctx))
         if op in _ORDER:
             cmp = _ORDER[op]
 
@@ -223,7 +224,7 @@ class Compiler:
         def values(ctx: Ctx) -> list[Any]:
             env = ctx.env
             out = []
-            for item in domain(ctx) or ():
+            for item in items_of(ctx, domain(ctx)):
                 env[var] = item
                 out.append(body(ctx))
             return out
@@ -236,7 +237,7 @@ class Compiler:
         var = node.var
 
         def first(ctx: Ctx) -> Any:
-            for item in domain(ctx) or ():
+            for item in items_of(ctx, domain(ctx)):
                 ctx.env[var] = item
                 if cond(ctx):
                     return item
@@ -251,7 +252,7 @@ class Compiler:
 
         def keep(ctx: Ctx) -> list[Any]:
             out = []
-            for item in domain(ctx) or ():
+            for item in items_of(ctx, domain(ctx)):
                 ctx.env[var] = item
                 if cond(ctx):
                     out.append(item)
@@ -352,7 +353,7 @@ class Compiler:
         name = node.name
 
         def pick(ctx: Ctx) -> None:
-            items = list(domain(ctx) or ())
+            items = list(items_of(ctx, domain(ctx)))
             ctx.env[name] = ctx.st.rng.choice(items) if items else None
 
         return pick, scope | {name}
@@ -382,7 +383,7 @@ class Compiler:
         var = node.var
 
         def loop(ctx: Ctx) -> None:
-            for item in list(domain(ctx) or ()):
+            for item in list(items_of(ctx, domain(ctx))):
                 ctx.env[var] = item
                 body(ctx)
 
@@ -412,12 +413,21 @@ class Compiler:
         return branch, scope
 
 
+def items_of(ctx: Ctx, value: Any) -> Any:
+    """What a quantifier ranges over: a list, or a pile's cards (bottom to top); none is empty."""
+    if value is None:
+        return ()
+    if isinstance(value, PileLoc):
+        return list(pile_list(ctx.st, value))
+    return value
+
+
 def _short_circuit(want_all: bool, var: str, domain: Fn, body: Fn) -> Fn:
     """all/any that stop at the first deciding item."""
 
     def quantify(ctx: Ctx) -> bool:
         env = ctx.env
-        for item in domain(ctx) or ():
+        for item in items_of(ctx, domain(ctx)):
             env[var] = item
             if bool(body(ctx)) != want_all:
                 return not want_all

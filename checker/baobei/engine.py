@@ -256,9 +256,12 @@ class Engine:
             ability, card, owner = st.pending[0]
             if cm.name == ability and move.player == owner:
                 return None
-            decl = self.rules.moves[ability]
-            return Rejection(text, ability, decl.cite, f"{st.names[owner]} must first use the ability "
-                             f"'{ability}' of {self.facts.label(card)}; abilities run one at a time, completely")
+            waiting = self.rules.waiting
+            cite = waiting.cite if waiting is not None else self.rules.moves[ability].cite
+            rule = "waiting" if waiting is not None else ability
+            return Rejection(text, rule, cite, f"{st.names[owner]} must first use the ability "
+                             f"'{ability}' of {self.facts.label(card)}"
+                             + (f": {waiting.text.lower()}" if waiting is not None else ""))
         if cm.decl.is_ability:
             return Rejection(text, cm.name, cm.decl.cite, f"no ability '{cm.name}' is waiting to be used")
         return None

@@ -40,6 +40,7 @@ class Ruleset:
     routines: dict[str, s.RoutineDecl] = field(default_factory=dict)
     hooks: dict[str, s.RoutineDecl] = field(default_factory=dict)
     invariants: dict[str, s.InvariantDecl] = field(default_factory=dict)
+    waiting: s.WaitingDecl | None = None
     files: list[s.RulesFile] = field(default_factory=list)
 
     def table_value(self, name: str, players: int) -> int | None:
@@ -60,6 +61,8 @@ class Ruleset:
         out += [("routine", r.name, r.cite, r.pos) for r in self.routines.values()]
         out += [("hook", r.name, r.cite, r.pos) for r in self.hooks.values()]
         out += [("invariant", i.ident, i.cite, i.pos) for i in self.invariants.values()]
+        if self.waiting is not None:
+            out.append(("waiting", "waiting", self.waiting.cite, self.waiting.pos))
         return out
 
 
@@ -97,6 +100,10 @@ def _add(rules: Ruleset, decl: s.Decl) -> None:
         rules.moves[decl.name] = decl
     elif isinstance(decl, s.RoutineDecl):
         _add_routine(rules, decl)
+    elif isinstance(decl, s.WaitingDecl):
+        if rules.waiting is not None:
+            raise RulesError(decl.pos, "the waiting rule for abilities is declared twice")
+        rules.waiting = decl
     elif isinstance(decl, s.InvariantDecl):
         _unique(rules.invariants, decl.ident, decl, "invariant")  # type: ignore[arg-type]
         rules.invariants[decl.ident] = decl

@@ -227,6 +227,9 @@ class RulesBuilder(Transformer[Token, Any]):
     def hook_decl(self, meta: Any, *rest: Any) -> s.RoutineDecl:
         return self._routine(meta, rest, True)
 
+    def waiting_decl(self, meta: Any, text: Token, cite: s.Citation) -> s.WaitingDecl:
+        return s.WaitingDecl(self._p(meta), unquote(text), cite)
+
     def invariant_decl(self, meta: Any, ident: Token, text: Token, cite: s.Citation,
                        when: s.Expr, holds: s.Expr) -> s.InvariantDecl:
         return s.InvariantDecl(self._p(meta), str(ident), unquote(text), cite, when, holds)

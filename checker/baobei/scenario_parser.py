@@ -143,6 +143,10 @@ class ScenarioBuilder(Transformer[Token, Any]):
     def v_none(self, meta: Any) -> sc.Value:
         return sc.Value("none", None, self._p(meta))
 
+    def v_list(self, meta: Any, *items: Any) -> sc.Value:
+        values = tuple(self._value(v) for v in items if v is not None)
+        return sc.Value("list", values, self._p(meta))
+
     def named_arg(self, meta: Any, name: Token, value: Any) -> tuple[str | None, sc.Value]:
         return (str(name), self._value(value))
 
@@ -162,6 +166,12 @@ class ScenarioBuilder(Transformer[Token, Any]):
 
     def do_move(self, meta: Any, player: Token, move: Token, *args: tuple[str | None, sc.Value]) -> sc.Step:
         return sc.DoMove(self._p(meta), str(player), str(move), args)
+
+    def sim_call(self, meta: Any, player: Token, move: Token, *args: tuple[str | None, sc.Value]) -> sc.DoMove:
+        return sc.DoMove(self._p(meta), str(player), str(move), args)
+
+    def simultaneous(self, meta: Any, *calls: sc.DoMove) -> sc.Step:
+        return sc.Simultaneous(self._p(meta), calls)
 
     def reject(self, meta: Any, player: Token, move: Token, *rest: Any) -> sc.Step:
         *args, cite = rest
@@ -212,8 +222,9 @@ class ScenarioBuilder(Transformer[Token, Any]):
     def x_window_closed(self, meta: Any) -> sc.Step:
         return self._expect(meta, "window_closed")
 
-    def x_pending(self, meta: Any, ability: Token, player: Token) -> sc.Step:
-        return self._expect(meta, "pending", str(ability), str(player))
+    def x_pending(self, meta: Any, ability: Token, species: Token | None, player: Token) -> sc.Step:
+        return self._expect(meta, "pending", str(ability), str(species) if species is not None else None,
+                            str(player))
 
     def x_no_pending(self, meta: Any) -> sc.Step:
         return self._expect(meta, "no_pending")

@@ -304,14 +304,16 @@ def _x_window_closed(eng: Engine, st: State) -> str | None:
     return None if w is None else f"expected no pluck window, actual '{w.kind}' on {eng.facts.label(w.ref)}"
 
 
-def _x_pending(eng: Engine, st: State, ability: str, player: str) -> str | None:
+def _x_pending(eng: Engine, st: State, ability: str, species: str | None, player: str) -> str | None:
+    want = f"'{ability}'" + (f" of {species}" if species else "") + f" for {player}"
     if not st.pending:
-        return f"expected {player} to have '{ability}' waiting, actual nothing waiting"
-    got_ability, _, owner = st.pending[0]
-    got = f"'{got_ability}' for {st.names[owner]}"
-    if (got_ability, st.names[owner]) == (ability, player):
+        return f"expected {want} waiting, actual nothing waiting"
+    got_ability, card, owner = st.pending[0]
+    got_species = eng.facts.species[card]
+    got = f"'{got_ability}' of {got_species} for {st.names[owner]}"
+    if (got_ability, st.names[owner]) == (ability, player) and species in (None, got_species):
         return None
-    return f"expected '{ability}' for {player} waiting, actual {got}"
+    return f"expected {want} waiting, actual {got}"
 
 
 def _x_no_pending(eng: Engine, st: State) -> str | None:
@@ -338,6 +340,8 @@ def _x_var(eng: Engine, st: State, name: str, index: str | None, want: sc.Value)
 
 
 def _compare(eng: Engine, st: State, label: str, got: Any, want: sc.Value) -> str | None:
+    if want.kind == "list":
+        return _compare_list(eng, st, label, got, want)
     if want.kind == "name" and isinstance(got, int) and not isinstance(got, bool):
         if want.data in st.names:
             shown = st.names[got]
@@ -351,6 +355,28 @@ def _compare(eng: Engine, st: State, label: str, got: Any, want: sc.Value) -> st
         ok = got == want.data and type(got) is type(want.data)
         shown = eng.format_value(st, "", got)
     return None if ok else f"expected {label} = {want}, actual {shown}"
+
+
+def _compare_list(eng: Engine, st: State, label: str, got: Any, want: sc.Value) -> str | None:
+    """Lists compare item by item, in order."""
+    items = list(got) if isinstance(got, (list, tuple)) and not _is_slot(got) else None
+    if items is not None and len(items) == len(want.data) and all(
+            _compare(eng, st, label, g, w) is None for g, w in zip(items, want.data, strict=True)):
+        return None
+    players = any(w.kind == "name" and w.data in st.names for w in want.data)
+    shown = "[" + ", ".join(_show(eng, st, g, players) for g in items) + "]" if items is not None \
+        else _show(eng, st, got, players)
+    return f"expected {label} = {want}, actual {shown}"
+
+
+def _is_slot(value: Any) -> bool:
+    return isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, int) for v in value)
+
+
+def _show(eng: Engine, st: State, value: Any, players: bool) -> str:
+    if _is_slot(value):
+        return eng.slot_label(st, value)
+    return eng.format_value(st, "player" if players else "", value)
 
 
 def compile_probe(eng: Engine, st: State, text: str, pos: Pos) -> Any:
@@ -427,6 +453,8 @@ class Replay:
             return self._do(step)
         if isinstance(step, sc.Reject):
             return self._reject(step)
+        if isinstance(step, sc.Simultaneous):
+            return self._simultaneous(step)
         assert isinstance(step, sc.Expect)
         message = check_expectation(self.eng, self.st, step)
         self.trace.append(TraceEntry(step.pos, f"expect {step.text.removeprefix('expect ')}"
@@ -451,6 +479,23 @@ class Replay:
         self.trace.append(entry)
         broken = check_invariants(self.eng, self.st)
         return None if broken is None else Failure(step.pos, text, broken)
+
+    def _simultaneous(self, step: sc.Simultaneous) -> Failure | None:
+        """D6: calls marked simultaneous count clockwise from the active player; a call that is
+        no longer legal when its turn comes (the reference is used) is rejected, not a failure."""
+        n = len(self.st.names)
+        moves = [to_move(self.eng, self.st, c.player, c.move, c.args, c.pos) for c in step.calls]
+        order = sorted(zip(moves, step.calls, strict=True), key=lambda mc: (mc[0].player - self.st.active) % n)
+        for move, call in order:
+            rejection = self.eng.check(self.st, move)
+            if rejection is not None:
+                self.trace.append(TraceEntry(call.pos, f"{rejection.move} (simultaneous): rejected, "
+                                             f"{rejection.cite}: {rejection.reason}"))
+                continue
+            failure = self._do(call)
+            if failure is not None:
+                return failure
+        return None
 
     def _reject(self, step: sc.Reject) -> Failure | None:
         move = to_move(self.eng, self.st, step.player, step.move, step.args, step.pos)

@@ -22,11 +22,13 @@ class Place:
 class Value:
     """A literal in a scenario: a slot, a name (player, species, phase), an int, a bool or none."""
 
-    kind: str  # slot | name | int | bool | none
+    kind: str  # slot | name | int | bool | none | list
     data: Any
     pos: Pos
 
     def __str__(self) -> str:
+        if self.kind == "list":
+            return "[" + ", ".join(str(v) for v in self.data) + "]"
         if self.kind == "none":
             return "none"
         if self.kind == "bool":
@@ -65,6 +67,13 @@ class DoMove(Step):
     player: str
     move: str
     args: tuple[tuple[str | None, Value], ...]
+
+
+@dataclass(frozen=True)
+class Simultaneous(Step):
+    """Calls made at the same moment: replayed clockwise from the active player (D6)."""
+
+    calls: tuple[DoMove, ...]
 
 
 @dataclass(frozen=True)

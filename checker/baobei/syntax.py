@@ -359,6 +359,12 @@ class InvariantDecl(Decl):
 
 
 @dataclass(frozen=True)
+class WaitingDecl(Decl):
+    text: str
+    cite: Citation
+
+
+@dataclass(frozen=True)
 class RulesFile:
     path: str
     decls: tuple[Decl, ...]

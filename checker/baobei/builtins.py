@@ -2,7 +2,7 @@
 
 Every function is total: given `none` where a card, slot or player is expected,
 it answers none, false or 0 instead of failing, so a guard can test a missing
-card without crashing (the rulebook's "do the possible part", § 6.10).
+card without crashing: the rules leave out an impossible part of an effect.
 """
 
 from __future__ import annotations

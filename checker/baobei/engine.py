@@ -74,6 +74,7 @@ class Engine:
         self.var_inits: dict[str, Fn] = {}
         self.invariant_fns: dict[str, tuple[Fn | None, Fn]] = {}
         self._compile()
+        self.phases = _phase_names(rules)
 
     # ------------------------------------------------------------ compilation
     def _compile(self) -> None:
@@ -251,7 +252,7 @@ class Engine:
         return self._check_guards(ctx, cm, text, move.player)
 
     def _pending_gate(self, st: State, cm: CompiledMove, move: Move, text: str) -> Rejection | None:
-        """While an ability waits, only its owner may act, and only by using it (§ 6.10 order)."""
+        """While an ability waits, only its owner may act, and only by using it (the rules' waiting rule)."""
         if st.pending:
             ability, card, owner = st.pending[0]
             if cm.name == ability and move.player == owner:
@@ -470,6 +471,24 @@ def _phase_guard(cond: s.Expr) -> frozenset[str] | None:
             and cond.left.name == "phase" and isinstance(cond.right, s.Lit) and isinstance(cond.right.value, str):
         return frozenset({cond.right.value})
     return None
+
+
+def _phase_names(rules: Ruleset) -> frozenset[str]:
+    """Every phase the rules name, in guards or in `set phase = ...`."""
+    found: set[str] = set()
+    stack: list[object] = [d for f in rules.files for d in f.decls]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, s.SetVar) and node.name == "phase" and isinstance(node.value, s.Lit):
+            found.add(str(node.value.value))
+        if isinstance(node, s.Binary) and isinstance(node.left, s.Name) and node.left.name == "phase" \
+                and isinstance(node.right, s.Lit) and isinstance(node.right.value, str):
+            found.add(node.right.value)
+        if dataclasses.is_dataclass(node):
+            for f in dataclasses.fields(node):
+                value = getattr(node, f.name)
+                stack.extend(value if isinstance(value, tuple) else (value,))
+    return frozenset(found)
 
 
 def _is_window_guard(cond: s.Expr) -> bool:

@@ -56,7 +56,7 @@ class Ops:
             return None
         raise EngineError(f"card {card} is nowhere")
 
-    def place(self, st: State, card: int, where: object, pos: Pos | None) -> None:
+    def place(self, st: State, card: int, where: object, pos: Pos | str) -> None:
         """Put a card that is in no place into `where`; refuses to cover another card."""
         if isinstance(where, tuple):
             player, number = where
@@ -116,7 +116,7 @@ class Ops:
                     ctx.env[bind] = None
                 return
             c = st.draw.pop()
-            self.place(st, c, where, None)
+            self.place(st, c, where, origin.rule)
             if bind:
                 ctx.env[bind] = c
             log(ctx, origin, lambda: f"a card is drawn to {self.where_label(st, where)}"

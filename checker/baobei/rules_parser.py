@@ -78,7 +78,7 @@ def unquote(token: Token | str) -> str:
 
 
 def expand_paras(items: list[tuple[str, str | None]]) -> tuple[str, ...]:
-    """[P3-P5, P9] -> (P3, P4, P5, P9)."""
+    """A list of paragraph ids with ranges, expanded: a range from Pa to Pb lists each id between."""
     out: list[str] = []
     for low, high in items:
         if high is None:

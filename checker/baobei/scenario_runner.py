@@ -98,6 +98,8 @@ def build_table(eng: Engine, table: sc.Table) -> State:
         st = eng.blank_state(list(table.players), table.seed)
     except BaoError as err:
         raise ScenarioError(table.pos, str(err)) from None
+    if table.phase is not None:
+        check_phase(eng, table.phase, table.pos)
     st.round, st.turn, st.phase = 1, 1, table.phase or "turn"
     pool = CardPool(eng)
     _place_cards(eng, st, table, pool)
@@ -213,9 +215,41 @@ def to_move(eng: Engine, st: State, player: str, name: str,
 
 def check_expectation(eng: Engine, st: State, x: sc.Expect) -> str | None:
     """None when the expectation holds, else 'expected ..., actual ...'."""
+    validate_expectation(eng, st, x)
     handler = _EXPECTATIONS[x.kind]
     message: str | None = handler(eng, st, *x.args)
     return message
+
+
+def validate_expectation(eng: Engine, st: State, x: sc.Expect) -> None:
+    """A misspelt player, species, phase or ability is a malformed scenario, not a failed check."""
+    players: tuple[str, ...] = ()
+    species: tuple[str | None, ...] = ()
+    if x.kind in ("holds", "knows", "cards"):
+        players = (x.args[0],)
+        species = (x.args[1],) if x.kind == "holds" else ()
+    elif x.kind == "active":
+        players = (x.args[0],)
+    elif x.kind == "window_open":
+        players = x.args[0]
+    elif x.kind == "pile_top":
+        species = (x.args[1],)
+    elif x.kind == "pending":
+        players, species = (x.args[2],), (x.args[1],)
+        ability = eng.rules.moves.get(x.args[0])
+        if ability is None or not ability.is_ability:
+            raise ScenarioError(x.pos, f"unknown ability {x.args[0]!r}")
+    elif x.kind == "phase":
+        check_phase(eng, x.args[0], x.pos)
+    for name in players:
+        player_index(st, name, x.pos)
+    for sp in species:
+        _known_species(eng, sp, x.pos)
+
+
+def check_phase(eng: Engine, phase: str, pos: Pos) -> None:
+    if phase not in eng.phases:
+        raise ScenarioError(pos, f"unknown phase {phase!r}; the rules use: {', '.join(sorted(eng.phases))}")
 
 
 def _label(eng: Engine, card: int | None) -> str:
@@ -235,7 +269,7 @@ def _x_slot_is(eng: Engine, st: State, place: sc.Place, species: str | None) -> 
 
 def _known_species(eng: Engine, species: str | None, pos: Pos) -> None:
     if species is not None and species not in eng.rules.species:
-        raise ScenarioError(pos, f"unknown species {species!r}")
+        raise ScenarioError(pos, f"unknown species {species!r}; the deck has: {', '.join(eng.rules.species)}")
 
 
 def _x_holds(eng: Engine, st: State, player: str, species: str | None) -> str | None:

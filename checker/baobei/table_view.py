@@ -14,7 +14,7 @@ def knowers(st: State, card: int) -> str:
 
 
 def render_table(eng: Engine, st: State, knowledge: bool = True) -> list[str]:
-    """One line per player and per pile; each card shows who knows it, e.g. Spatz#1{alice}."""
+    """One line per player and per pile; each card shows who knows it, e.g. SPECIES#1{alice}."""
     lines: list[str] = []
     width = max(len(n) for n in st.names)
     for p, name in enumerate(st.names):

@@ -1,0 +1,48 @@
+"""Shared fixtures: copies of the default rules edited as text (rules variants), the default engine."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from baobei.engine import Engine
+from baobei.model import load_ruleset
+from baobei.paths import default_rules_dir
+
+pytest_plugins = ["pytester"]
+
+# (file name in rules/, exact text to find, replacement)
+Edit = tuple[str, str, str]
+MakeVariant = Callable[..., Path]
+
+
+def edit_file(path: Path, old: str, new: str) -> None:
+    """Replace one exact occurrence; an edit that finds nothing would make a test pass for nothing."""
+    text = path.read_text(encoding="utf-8")
+    count = text.count(old)
+    assert count == 1, f"{path.name}: expected exactly one {old!r}, found {count}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+@pytest.fixture
+def make_variant(tmp_path: Path) -> MakeVariant:
+    """make_variant(("07_scoring.bao", "old", "new"), ...) -> a fresh edited copy of rules/."""
+    made = 0
+
+    def make(*edits: Edit) -> Path:
+        nonlocal made
+        made += 1
+        target = tmp_path / f"rules_variant_{made}"
+        shutil.copytree(default_rules_dir(), target)
+        for file, old, new in edits:
+            edit_file(target / file, old, new)
+        return target
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def default_engine() -> Engine:
+    return Engine(load_ruleset(default_rules_dir()))

@@ -1,0 +1,175 @@
+"""The `baobei` command line: exit codes 0 (pass), 1 (a scenario fails), 2 (bad input), and its output."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from baobei.cli import main
+from baobei.engine import Engine
+from baobei.paths import default_scenarios_dir
+
+MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
+Capture = pytest.CaptureFixture[str]
+
+PASSING = """\
+scenario "CLI: a draw"
+cites § 2.2 [P19]
+
+table
+  players alice bob
+  alice: Spatz, Amsel
+  bob: Flamingo, Specht
+  draw: Kranich, Star
+  discard: Ara
+  active alice
+
+play
+  alice draw
+  expect alice holds Kranich
+  alice discard
+  expect discard top is Kranich
+"""
+
+FAILING = PASSING.replace("expect discard top is Kranich", "expect discard top is Star")
+MALFORMED = PASSING.replace("  alice draw\n", "  alice draw = =\n")
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_check_the_project_scenarios(capsys: Capture) -> None:
+    code = main(["check", str(default_scenarios_dir())])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert re.search(r"^\d+ passed, 0 failed$", out, re.M)
+
+
+def test_check_a_passing_file(tmp_path: Path, capsys: Capture) -> None:
+    path = write(tmp_path, "ok.scenario", PASSING)
+    assert main(["check", "-v", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"ok    {path}" in out and "1 passed, 0 failed" in out
+
+
+def test_check_a_failing_file(tmp_path: Path, capsys: Capture) -> None:
+    path = write(tmp_path, "bad.scenario", FAILING)
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    line = FAILING.splitlines().index("  expect discard top is Star") + 1
+    assert f"{path}:{line}:" in out
+    assert "expected the top of the discard pile to be Star, actual Kranich" in out
+    assert "0 passed, 1 failed" in out
+
+
+def test_check_a_malformed_file(tmp_path: Path, capsys: Capture) -> None:
+    path = write(tmp_path, "malformed.scenario", MALFORMED)
+    assert main(["check", str(path)]) == 2
+    out, err = capsys.readouterr()
+    line = MALFORMED.splitlines().index("  alice draw = =") + 1
+    assert f"{path}:{line}:14:" in err and "found '='" in err
+    assert "Traceback" not in out + err
+
+
+def test_one_malformed_file_among_good_ones_still_exits_2(tmp_path: Path, capsys: Capture) -> None:
+    write(tmp_path, "a.scenario", PASSING)
+    write(tmp_path, "b.scenario", MALFORMED)
+    assert main(["check", str(tmp_path)]) == 2
+    out, _ = capsys.readouterr()
+    assert "1 passed, 0 failed" in out and "1 malformed" in out
+
+
+def test_check_a_missing_path(tmp_path: Path, capsys: Capture) -> None:
+    assert main(["check", str(tmp_path / "nowhere.scenario")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_malformed_rules_directory(make_variant: MakeVariant, tmp_path: Path, capsys: Capture) -> None:
+    rules = make_variant(("06_bao.bao", "do {", "do"))
+    path = write(tmp_path, "ok.scenario", PASSING)
+    assert main(["check", "--rules", str(rules), str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert re.search(re.escape(str(rules / "06_bao.bao")) + r":\d+:\d+: ", err), err
+    assert "Traceback" not in out + err
+
+
+def test_a_rules_directory_that_does_not_exist(tmp_path: Path, capsys: Capture) -> None:
+    assert main(["rules", "--rules", str(tmp_path / "none")]) == 2
+    assert "rules directory not found" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("players", ["alice", "a b c d e f g"])
+def test_a_deal_with_a_bad_player_count(tmp_path: Path, capsys: Capture, players: str) -> None:
+    text = f'scenario "A deal"\n\ndeal seed 1 players {players}\n\nplay\n  expect phase peek\n'
+    path = write(tmp_path, "deal.scenario", text)
+    assert main(["check", str(path)]) == 2
+    out, err = capsys.readouterr()
+    count = len(players.split())
+    assert f"{path}:3:1:" in err and f"{count} players" in err
+    assert "Traceback" not in out + err
+
+
+def test_a_deal_with_a_good_player_count_passes(tmp_path: Path, capsys: Capture) -> None:
+    text = 'scenario "A deal"\n\ndeal seed 1 players a b c\n\nplay\n  expect phase peek\n  expect a cards 4\n'
+    assert main(["check", str(write(tmp_path, "deal.scenario", text))]) == 0
+
+
+def test_rules_prints_counts(default_engine: Engine, capsys: Capture) -> None:
+    rules = default_engine.rules
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    moves = sum(1 for m in rules.moves.values() if not m.is_ability)
+    assert f"{len(rules.files)} files, valid" in out
+    assert f"{moves} moves, {len(rules.moves) - moves} abilities, {len(rules.routines)} routines" in out
+    assert f"{len(rules.species)} species, {len(default_engine.facts)} cards" in out
+    assert f"{len(rules.assumptions)} assumptions: " in out
+    assert f"{len(rules.cited_rules())} cited rules" in out
+
+
+def test_rules_verbose_lists_every_cited_rule(default_engine: Engine, capsys: Capture) -> None:
+    assert main(["rules", "-v"]) == 0
+    out = capsys.readouterr().out
+    for kind, name, cite, _ in default_engine.rules.cited_rules():
+        assert re.search(rf"{kind}\s+{re.escape(name)}\s+{re.escape(str(cite))}", out), (kind, name)
+
+
+def test_explain_prints_events_with_citations(default_engine: Engine, tmp_path: Path, capsys: Capture) -> None:
+    path = write(tmp_path, "ok.scenario", PASSING)
+    assert main(["explain", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"line {PASSING.splitlines().index('  alice draw') + 1}: alice draw" in out
+    for move in ("draw", "discard"):
+        cite = default_engine.rules.moves[move].cite
+        assert cite.paras
+        assert re.search(rf"^\s+by {move} {re.escape(str(cite))}$", out, re.M), move
+    assert "all expectations hold" in out
+
+
+def test_explain_a_failing_scenario(tmp_path: Path, capsys: Capture) -> None:
+    path = write(tmp_path, "bad.scenario", FAILING)
+    assert main(["explain", str(path)]) == 1
+    assert "FAILED at" in capsys.readouterr().out
+
+
+def test_explain_a_malformed_scenario(tmp_path: Path, capsys: Capture) -> None:
+    path = write(tmp_path, "malformed.scenario", MALFORMED)
+    assert main(["explain", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert f"{path}:" in err and "Traceback" not in out + err
+
+
+def test_bench_prints_moves_per_second(capsys: Capture) -> None:
+    assert main(["bench", "--rounds", "5", "--players", "3", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "3 players, seed 2: 5 rounds" in out
+    assert re.search(r"[\d,]+ moves/s, [\d,.]+ rounds/s", out)
+
+
+def test_bench_with_a_bad_player_count(capsys: Capture) -> None:
+    assert main(["bench", "--rounds", "5", "--players", "9"]) == 2
+    assert "9 players" in capsys.readouterr().err

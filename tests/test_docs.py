@@ -1,0 +1,252 @@
+"""`baobei docs`: deterministic output, --check, blocked publication, the rulebook FAQ, the coverage table."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+from baobei.docs import EXIT_FAIL, EXIT_OK, Project, run
+from baobei.model import load_ruleset
+from baobei.paths import PROJECT_ROOT
+from baobei.scenario_parser import parse_scenario_file
+from baobei.syntax import Citation
+
+GENERATED = ("FAQ.md", "rules.md", "decisions.md")
+RULEBOOK_FAQ = [f"P{n}" for n in range(183, 204)]  # the 21 questions the issue names
+PENDING = "**Offen / pending:**"
+
+BROKEN = """scenario "Broken on purpose"
+cites § 2.1 [P18]
+
+table
+  players alice bob
+  alice: Spatz
+  bob: Amsel
+  active alice
+
+play
+  expect phase round_over
+"""
+
+
+def _copy_project(dest: Path) -> Project:
+    for name in ("rules", "scenarios"):
+        shutil.copytree(PROJECT_ROOT / name, dest / name)
+    shutil.copytree(PROJECT_ROOT / "docs" / "src", dest / "docs" / "src")
+    return Project.at(dest)
+
+
+def _run(project: Project, check: bool = False) -> tuple[int, str]:
+    out = io.StringIO()
+    code = run(project, check=check, stream=out)
+    return code, out.getvalue()
+
+
+def _read(project: Project) -> dict[str, bytes]:
+    return {name: (project.out / name).read_bytes() for name in GENERATED}
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """A copy of the project with docs generated once (read-only for the tests that use it)."""
+    project = _copy_project(tmp_path_factory.mktemp("docs_project"))
+    code, text = _run(project)
+    assert code == EXIT_OK, text
+    return project
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return _copy_project(tmp_path)
+
+
+# ---------------------------------------------------------------- determinism and --check
+
+
+def test_two_runs_give_identical_files(project: Project) -> None:
+    assert _run(project)[0] == EXIT_OK
+    first = _read(project)
+    assert _run(project)[0] == EXIT_OK
+    assert _read(project) == first
+    for name, data in first.items():
+        assert str(project.root).encode() not in data, f"{name} contains an absolute path"
+
+
+def test_check_passes_after_generation(generated: Project) -> None:
+    code, text = _run(generated, check=True)
+    assert code == EXIT_OK, text
+
+
+def test_check_fails_after_editing_an_answer(project: Project) -> None:
+    assert _run(project)[0] == EXIT_OK
+    faq = (project.out / "FAQ.md").read_text(encoding="utf-8")
+    target, old = _published_answer(project, faq)
+    target.write_text(target.read_text(encoding="utf-8").replace(old, old + " Edited.", 1), encoding="utf-8")
+    code, text = _run(project, check=True)
+    assert code == EXIT_FAIL
+    assert "docs/FAQ.md" in text
+    assert "docs/rules.md" not in text  # only the file that changed is named
+
+
+def _published_answer(project: Project, faq: str) -> tuple[Path, str]:
+    for path in sorted(project.scenarios.rglob("*.scenario")):
+        for answer in parse_scenario_file(path).answers.values():
+            if answer in faq:
+                return path, answer
+    pytest.fail("no scenario answer is published in FAQ.md")
+
+
+def test_check_fails_when_a_file_is_missing(project: Project) -> None:
+    assert _run(project)[0] == EXIT_OK
+    (project.out / "decisions.md").unlink()
+    code, text = _run(project, check=True)
+    assert code == EXIT_FAIL
+    assert "docs/decisions.md" in text
+
+
+def test_committed_docs_are_current() -> None:
+    """The docs in the repository match the rules and scenarios (run `baobei docs` after editing them)."""
+    code, text = _run(Project.at(PROJECT_ROOT), check=True)
+    assert code == EXIT_OK, text
+
+
+# ---------------------------------------------------------------- blocked publication
+
+
+def test_a_failing_scenario_blocks_publication(project: Project) -> None:
+    broken = project.scenarios / "zz_broken.scenario"
+    broken.write_text(BROKEN, encoding="utf-8")
+    code, text = _run(project)
+    assert code == EXIT_FAIL
+    assert "scenarios/zz_broken.scenario" in text
+    assert not any((project.out / name).exists() for name in GENERATED)
+    code, text = _run(project, check=True)
+    assert code == EXIT_FAIL
+    assert "scenarios/zz_broken.scenario" in text
+
+
+def test_a_failing_scenario_leaves_published_docs_alone(project: Project) -> None:
+    assert _run(project)[0] == EXIT_OK
+    before = _read(project)
+    (project.scenarios / "zz_broken.scenario").write_text(BROKEN, encoding="utf-8")
+    assert _run(project)[0] == EXIT_FAIL
+    assert _read(project) == before
+
+
+# ---------------------------------------------------------------- the rulebook's FAQ
+
+
+def _faq_blocks(text: str) -> dict[str, str]:
+    """Rulebook FAQ id -> its entry in FAQ.md (from its heading to the next heading)."""
+    parts = re.split(r"^(?=##+ )", text, flags=re.MULTILINE)
+    out = {}
+    for part in parts:
+        m = re.match(r"### \[(P\d+)\]", part)
+        if m:
+            out[m.group(1)] = part
+    return out
+
+
+def _section_ranges() -> dict[str, tuple[int, int]]:
+    with (PROJECT_ROOT / "docs" / "src" / "sections.toml").open("rb") as f:
+        data = tomllib.load(f)
+    return {s["id"]: (s["paras"][0], s["paras"][1]) for s in data["section"]}
+
+
+def _touches(cite: Citation, ranges: dict[str, tuple[int, int]]) -> set[str]:
+    out = {cite.section}
+    for para in cite.paras:
+        n = int(para[1:])
+        out |= {ident for ident, (lo, hi) in ranges.items() if lo <= n <= hi}
+    return out
+
+
+def _encoded_sections(ranges: dict[str, tuple[int, int]]) -> set[str]:
+    rules = load_ruleset(PROJECT_ROOT / "rules")
+    cites = [c for kind, _, c, _ in rules.cited_rules() if kind != "invariant"]
+    cites += [r.cite for m in rules.moves.values() for r in m.requires]
+    return set().union(*(_touches(c, ranges) for c in cites))
+
+
+def test_every_rulebook_faq_question_appears_once(generated: Project) -> None:
+    blocks = _faq_blocks((generated.out / "FAQ.md").read_text(encoding="utf-8"))
+    assert sorted(blocks) == sorted(RULEBOOK_FAQ)
+    for para, block in blocks.items():
+        assert "**Frage:**" in block and "**Question:**" in block, para
+
+
+def test_answered_items_are_proved_by_a_scenario_citing_them(generated: Project) -> None:
+    blocks = _faq_blocks((generated.out / "FAQ.md").read_text(encoding="utf-8"))
+    answered = {p: b for p, b in blocks.items() if PENDING not in b}
+    for para, block in answered.items():
+        links = re.findall(r"Proved by \[[^\]]*\]\(\.\./(scenarios/[^)]+)\)", block)
+        assert links, f"{para} is answered without a scenario"
+        for link in links:
+            scenario = parse_scenario_file(generated.root / link)
+            assert any(para in c.paras for c in scenario.cites), f"{link} does not cite {para}"
+            assert scenario.answers, f"{link} carries no answer"
+        assert "before:" in block or "table:" in block, f"{para} shows no table"
+
+
+def test_pending_items_name_the_missing_section(generated: Project) -> None:
+    with (PROJECT_ROOT / "docs" / "src" / "faq.toml").open("rb") as f:
+        needs = {item["id"]: item["needs"] for item in tomllib.load(f)["item"]}
+    encoded = _encoded_sections(_section_ranges())
+    blocks = _faq_blocks((generated.out / "FAQ.md").read_text(encoding="utf-8"))
+    for para, block in blocks.items():
+        missing = [s for s in needs[para] if s not in encoded]
+        if missing:
+            assert PENDING in block, f"{para} is answered although § {missing[0]} is not encoded"
+            pending_line = next(line for line in block.splitlines() if PENDING in line)
+            for section in missing:
+                assert f"§ {section} " in pending_line, f"{para} does not name § {section}"
+        elif PENDING in block:
+            pending_line = next(line for line in block.splitlines() if PENDING in line)
+            assert any(f"§ {s} " in pending_line for s in needs[para]), para
+
+
+# ---------------------------------------------------------------- coverage table
+
+
+def _coverage(text: str) -> dict[str, list[int]]:
+    rows = {}
+    for m in re.finditer(r"^\| \[§ ([^\]]+)\]\(#[^)]*\) \| [^|]+ \|((?: \d+ \|){5})", text, flags=re.MULTILINE):
+        rows[m.group(1)] = [int(n) for n in m.group(2).split("|") if n.strip()]
+    return rows
+
+
+def test_coverage_table_matches_rules_and_scenarios(generated: Project) -> None:
+    ranges = _section_ranges()
+    rules = load_ruleset(generated.rules)
+    cited = rules.cited_rules()
+    decls = [c for kind, _, c, _ in cited if kind != "invariant" and c.section]
+    invariants = [c for kind, _, c, _ in cited if kind == "invariant"]
+    guards = [r.cite for m in rules.moves.values() for r in m.requires]
+    decisions = [a.cite for a in rules.assumptions.values()]
+    scenarios = [parse_scenario_file(p).cites for p in sorted(generated.scenarios.rglob("*.scenario"))]
+    table = _coverage((generated.out / "rules.md").read_text(encoding="utf-8"))
+    assert sorted(table) == sorted(ranges)
+    for section in ranges:
+        def count(cites: list[Citation], section: str = section) -> int:
+            return sum(section in _touches(c, ranges) for c in cites)
+        expected = [count(decls), count(guards), count(decisions),
+                    sum(any(section in _touches(c, ranges) for c in cs) for cs in scenarios), count(invariants)]
+        assert table[section] == expected, f"§ {section}: table {table[section]}, rules and scenarios {expected}"
+
+
+def test_an_invariant_is_listed_under_the_sections_it_cites(project: Project) -> None:
+    # The sections and paragraphs come from the outline data, so the test needs no rulebook ids of its own.
+    ranges = _section_ranges()
+    section = next(iter(ranges))
+    first = ranges[section][0]
+    (project.rules / "99_test_invariant.bao").write_text(
+        f'invariant I99 "A test invariant" § {section} [P{first}] {{ holds true }}\n', encoding="utf-8")
+    code, text = _run(project)
+    assert code == EXIT_OK, text
+    rules_md = (project.out / "rules.md").read_text(encoding="utf-8")
+    assert _coverage(rules_md)[section][4] == 1
+    assert "invariant `I99`" in rules_md

@@ -1,0 +1,144 @@
+"""Malformed rules files are refused with a RulesError naming file:line:col and what is wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from baobei.engine import Engine
+from baobei.errors import RulesError
+from baobei.model import load_ruleset
+from baobei.paths import default_rules_dir
+from baobei.rules_parser import expand_paras, parse_rules_text
+
+MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
+
+
+def line_col(path: Path, needle: str, nth: int = 1) -> tuple[int, int]:
+    """1-based line and column of the nth occurrence of `needle` in a file."""
+    text = path.read_text(encoding="utf-8")
+    index = -1
+    for _ in range(nth):
+        index = text.index(needle, index + 1)
+    line = text.count("\n", 0, index) + 1
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    return line, column
+
+
+def load_error(directory: Path) -> RulesError:
+    """The error of loading and compiling a rules directory (the test fails if there is none)."""
+    with pytest.raises(RulesError) as info:
+        Engine(load_ruleset(directory))
+    return info.value
+
+
+def assert_at(err: RulesError, path: Path, line: int, column: int) -> None:
+    assert (err.pos.file, err.pos.line, err.pos.column) == (str(path), line, column)
+    assert str(err).startswith(f"{path}:{line}:{column}: ")
+
+
+def test_rules_error_is_a_value_error() -> None:
+    assert issubclass(RulesError, ValueError)
+
+
+def test_default_rules_load_and_compile() -> None:
+    rules = load_ruleset(default_rules_dir())
+    Engine(rules)
+    assert rules.moves and rules.species and rules.hooks
+
+
+def test_missing_brace_names_what_was_found_and_expected(make_variant: MakeVariant) -> None:
+    d = make_variant(("05_abilities.bao", "do { peek actor card_at(target) }", "do { peek actor card_at(target)"))
+    path = d / "05_abilities.bao"
+    err = load_error(d)
+    # The block runs on into the next declaration: that keyword is what the parser finds.
+    assert_at(err, path, *line_col(path, "assumption D17"))
+    assert "found 'assumption'" in err.message
+    assert "expected one of:" in err.message and "'}'" in err.message
+    assert "assumption D17" in str(err)  # the source line is quoted under the message
+
+
+def test_unknown_token(make_variant: MakeVariant) -> None:
+    d = make_variant(("07_scoring.bao", "define bao_failure_min = 5 ", "define bao_failure_min = 5 $ "))
+    path = d / "07_scoring.bao"
+    err = load_error(d)
+    assert_at(err, path, *line_col(path, "$"))
+    assert "unexpected character '$'" in err.message
+    assert "expected one of:" in err.message
+
+
+def test_unknown_name_is_reported_by_the_compiler_with_its_position(make_variant: MakeVariant) -> None:
+    d = make_variant(("07_scoring.bao", "2 * round_value(p), bao_failure_min)", "2 * round_value(p), bao_failur_min)"))
+    path = d / "07_scoring.bao"
+    load_ruleset(d)  # syntactically fine: only name resolution finds the mistake
+    err = load_error(d)
+    assert_at(err, path, *line_col(path, "bao_failur_min"))
+    assert "unknown name 'bao_failur_min'" in err.message
+
+
+def test_duplicate_move(make_variant: MakeVariant) -> None:
+    d = make_variant(("06_bao.bao", "move bao ", "move end_turn "))
+    path = d / "06_bao.bao"
+    err = load_error(d)
+    assert_at(err, path, *line_col(path, "move end_turn"))
+    assert "'end_turn'" in err.message and "declared twice" in err.message
+
+
+def test_unknown_ability_on_a_card(make_variant: MakeVariant) -> None:
+    d = make_variant(("01_deck.bao", "family Pelikan ability peek", "family Pelikan ability spy"))
+    path = d / "01_deck.bao"
+    err = load_error(d)
+    assert_at(err, path, *line_col(path, "card Weisspelikan"))
+    assert "unknown ability 'spy'" in err.message and "Weisspelikan" in err.message
+
+
+def test_definition_cycle(make_variant: MakeVariant) -> None:
+    d = make_variant(("07_scoring.bao", "define bao_failure_min = 5 ", "define bao_failure_min = bao_score(active) "))
+    path = d / "07_scoring.bao"
+    err = load_error(d)
+    assert "cycle" in err.message
+    assert "bao_failure_min" in err.message and "bao_score" in err.message
+    # Reported at one of the definitions on the cycle.
+    starts = {line_col(path, "define bao_failure_min"), line_col(path, "define bao_score")}
+    assert (err.pos.line, err.pos.column) in starts
+    assert err.pos.file == str(path)
+
+
+def test_routine_called_with_the_wrong_arity(make_variant: MakeVariant) -> None:
+    d = make_variant(("03_turn.bao", "do { run finish_turn }", "do { run finish_turn(actor) }"))
+    path = d / "03_turn.bao"
+    err = load_error(d)
+    assert_at(err, path, *line_col(path, "run finish_turn(actor)"))
+    assert "'finish_turn'" in err.message and "takes 0 argument" in err.message
+
+
+def test_empty_player_range(make_variant: MakeVariant) -> None:
+    d = make_variant(("02_setup.bao", "players 2..6", "players 6..2"))
+    path = d / "02_setup.bao"
+    err = load_error(d)
+    assert_at(err, path, *line_col(path, "players 6..2"))
+    assert "6..2" in err.message and "empty" in err.message
+
+
+def test_unknown_routine(make_variant: MakeVariant) -> None:
+    d = make_variant(("03_turn.bao", "do { run finish_turn }", "do { run finish_turns }"))
+    path = d / "03_turn.bao"
+    err = load_error(d)
+    assert_at(err, path, *line_col(path, "run finish_turns"))
+    assert "unknown routine 'finish_turns'" in err.message
+
+
+def test_paragraph_ranges_expand() -> None:
+    assert expand_paras([("P3", "P5"), ("P9", None)]) == ("P3", "P4", "P5", "P9")
+    rules_file = parse_rules_text("players 2..6 § 1.2 [P3-P5, P9]\n", "inline.bao")
+    (decl,) = rules_file.decls
+    cite = decl.cite  # type: ignore[attr-defined]
+    assert cite.section == "1.2"
+    assert cite.paras == ("P3", "P4", "P5", "P9")
+
+
+def test_paragraph_ranges_expand_in_the_default_rules() -> None:
+    rules = load_ruleset(default_rules_dir())
+    # 02_setup.bao writes `table hand_size ... § 1.2 [P6-P8]`.
+    assert rules.tables["hand_size"].cite.paras == ("P6", "P7", "P8")

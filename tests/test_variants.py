@@ -1,0 +1,204 @@
+"""Rules variants: an edited copy of rules/ changes the game with no Python edit.
+
+Each variant is compared against the default rules on the same input, so a test
+shows the change the edit makes, not just a number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from baobei.cli import main
+from baobei.engine import Engine
+from baobei.model import load_ruleset
+from baobei.paths import default_rules_dir
+from baobei.scenario_parser import parse_scenario_text
+from baobei.scenario_runner import ScenarioResult, run_scenario
+
+MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
+
+
+def engine(directory: Path) -> Engine:
+    return Engine(load_ruleset(directory))
+
+
+def replay(text: str, eng: Engine) -> ScenarioResult:
+    return run_scenario(parse_scenario_text(text, "variant.scenario"), eng)
+
+
+# ---------------------------------------------------------------- (a) hand size
+
+SIX_CARDS = ("02_setup.bao", "  2: 5\n", "  2: 6\n")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_six_cards_each_for_two_players(make_variant: MakeVariant, default_engine: Engine, seed: int) -> None:
+    variant = engine(make_variant(SIX_CARDS))
+    st, _ = variant.new_match(["alice", "bob"], seed)
+    assert [len(st.cards_of(p)) for p in range(2)] == [6, 6]
+    default, _ = default_engine.new_match(["alice", "bob"], seed)
+    assert [len(default.cards_of(p)) for p in range(2)] == [5, 5]
+    # The deck is unchanged: the extra cards come out of the draw pile.
+    assert len(st.draw) == len(default.draw) - 2
+
+
+def test_six_cards_leave_other_player_counts_alone(make_variant: MakeVariant, default_engine: Engine) -> None:
+    variant = engine(make_variant(SIX_CARDS))
+    st, _ = variant.new_match(["a", "b", "c"], 1)
+    default, _ = default_engine.new_match(["a", "b", "c"], 1)
+    assert [len(st.cards_of(p)) for p in range(3)] == [len(default.cards_of(p)) for p in range(3)]
+
+
+# ---------------------------------------------------------------- (b) BAO failure minimum
+
+# alice calls BAO with a round value of 2 (a single Meise) against bob's 1: the call fails.
+FAILED_BAO = """\
+scenario "A failed BAO with round value 2"
+cites § 5.1 [P106]
+
+table
+  players alice bob
+  alice: Meise
+  bob: Spatz
+  draw: Flamingo, Kranich
+  discard: Specht
+  active alice
+  phase turn_end
+
+play
+  alice bao
+  expect active bob
+  bob draw
+  bob discard
+  bob proceed
+  bob end_turn
+  expect phase round_over
+  expect noted[bob] = 1
+  expect noted[alice] = {noted}
+"""
+
+
+def test_bao_failure_minimum_of_seven(make_variant: MakeVariant, default_engine: Engine) -> None:
+    variant = engine(make_variant(("07_scoring.bao", "define bao_failure_min = 5 ", "define bao_failure_min = 7 ")))
+    assert replay(FAILED_BAO.format(noted=7), variant).passed
+    assert replay(FAILED_BAO.format(noted=5), default_engine).passed
+    failed = replay(FAILED_BAO.format(noted=7), default_engine)
+    assert failed.failure is not None
+    assert "expected noted[alice] = 7, actual 5" in failed.failure.message
+
+
+# ---------------------------------------------------------------- (c) one family for Spatz and Meise
+
+# alice draws a Spatz and plucks her own Meise with it.
+SPATZ_ON_MEISE = """\
+scenario "A Spatz reference on a Meise target"
+cites § 3.1 [P40]
+
+table
+  players alice bob
+  alice: Meise, Amsel, Kranich
+  bob: Flamingo, Specht, Ara
+  draw: Spatz, Star
+  discard: Specht
+  active alice
+
+play
+  alice draw
+  alice pluck target=alice.1
+  expect phase turn_end
+  expect discard top is Meise
+  expect alice.1 is empty
+  expect alice cards 2
+"""
+
+ONE_FAMILY = (
+    ("01_deck.bao", "card Spatz         value 1  count 5\n", "card Spatz         value 1  count 5 family Small\n"),
+    ("01_deck.bao", "card Meise         value 2  count 5\n", "card Meise         value 2  count 5 family Small\n"),
+)
+
+
+def test_spatz_and_meise_one_family(make_variant: MakeVariant, default_engine: Engine) -> None:
+    variant = engine(make_variant(*ONE_FAMILY))
+    result = replay(SPATZ_ON_MEISE, variant)
+    assert result.passed, result.failure
+    assert result.state is not None and result.state.pvars["noted"] == [0, 0]
+    default = replay(SPATZ_ON_MEISE, default_engine)
+    assert default.failure is not None
+    # With the default deck the pluck fails: the Meise stays and is shown.
+    st = default.state
+    assert st is not None
+    meise = st.card_at((0, 1))
+    assert meise is not None and default_engine.facts.species[meise] == "Meise"
+    assert st.knows(1, meise)  # a failed pluck shows the target to everyone
+    assert default.failure.message == "expected the top of the discard pile to be Meise, actual Spatz"
+
+
+# ---------------------------------------------------------------- (d) threshold 30 for three players
+
+# carol calls BAO; alice (total 25) then scores a round of 6 (a Specht) and bob plays last.
+THRESHOLD = """\
+scenario "A total of 31 against a threshold"
+cites § 5.2 [P115]
+
+table
+  players alice bob carol
+  alice: Specht
+  bob: Star
+  carol: Spatz
+  draw: Flamingo, Kranich, Ara
+  discard: Amsel
+  active carol
+  phase turn_end
+  set total[alice] = 25
+
+play
+  carol bao
+  alice draw
+  alice discard
+  alice proceed
+  alice end_turn
+  bob draw
+  bob discard
+  bob proceed
+  bob end_turn
+  expect total[alice] = 31
+  expect phase {phase}
+"""
+
+THRESHOLD_30 = ("07_scoring.bao", "  3: 90\n", "  3: 30\n")
+
+
+def test_threshold_of_thirty_for_three_players(make_variant: MakeVariant, default_engine: Engine) -> None:
+    variant = engine(make_variant(THRESHOLD_30))
+    ended = replay(THRESHOLD.format(phase="match_over"), variant)
+    assert ended.passed, ended.failure
+    assert ended.state is not None and ended.state.vars["match_over"] is True
+    assert replay(THRESHOLD.format(phase="round_over"), default_engine).passed
+    assert not replay(THRESHOLD.format(phase="match_over"), default_engine).passed
+
+
+# ---------------------------------------------------------------- the command line on a variant
+
+
+def test_check_on_a_variant_through_the_cli(make_variant: MakeVariant, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    variant = make_variant(THRESHOLD_30)
+    scenario = tmp_path / "threshold.scenario"
+    scenario.write_text(THRESHOLD.format(phase="match_over"), encoding="utf-8")
+    assert main(["check", "--rules", str(variant), str(scenario)]) == 0
+    assert "1 passed, 0 failed" in capsys.readouterr().out
+    assert main(["check", "--rules", str(default_rules_dir()), str(scenario)]) == 1
+    out = capsys.readouterr().out
+    assert "0 passed, 1 failed" in out and "expected phase match_over, actual round_over" in out
+
+
+def test_rules_command_on_a_variant(make_variant: MakeVariant, default_engine: Engine,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    spatz = "card Spatz         value 1  count "
+    variant = make_variant(("01_deck.bao", spatz + "5\n", spatz + "9\n"))
+    assert main(["rules", "--rules", str(variant)]) == 0
+    species = default_engine.rules.species
+    assert f"{len(species)} species, {len(default_engine.facts) + 4} cards" in capsys.readouterr().out
+    assert len(engine(variant).facts) == len(default_engine.facts) + 4

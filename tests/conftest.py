@@ -46,3 +46,24 @@ def make_variant(tmp_path: Path) -> MakeVariant:
 @pytest.fixture(scope="session")
 def default_engine() -> Engine:
     return Engine(load_ruleset(default_rules_dir()))
+
+
+# A small scenario that passes; tests derive failing and malformed ones from it.
+DRAW_SCENARIO = """\
+scenario "A draw"
+cites § 2.2 [P24]
+
+table
+  players alice bob
+  alice: Spatz, Amsel
+  bob: Flamingo, Specht
+  draw: Kranich, Star
+  discard: Ara
+  active alice
+
+play
+  alice draw
+  expect alice holds Kranich
+  alice discard
+  expect discard top is Kranich
+"""

@@ -10,28 +10,12 @@ import pytest
 from baobei.cli import main
 from baobei.engine import Engine
 from baobei.paths import default_scenarios_dir
+from conftest import DRAW_SCENARIO
 
 MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
 Capture = pytest.CaptureFixture[str]
 
-PASSING = """\
-scenario "CLI: a draw"
-cites § 2.2 [P19]
-
-table
-  players alice bob
-  alice: Spatz, Amsel
-  bob: Flamingo, Specht
-  draw: Kranich, Star
-  discard: Ara
-  active alice
-
-play
-  alice draw
-  expect alice holds Kranich
-  alice discard
-  expect discard top is Kranich
-"""
+PASSING = DRAW_SCENARIO
 
 FAILING = PASSING.replace("expect discard top is Kranich", "expect discard top is Star")
 MALFORMED = PASSING.replace("  alice draw\n", "  alice draw = =\n")

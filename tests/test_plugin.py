@@ -5,25 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import DRAW_SCENARIO
 
-PASSING = """\
-scenario "Plugin: a draw"
-cites § 2.2 [P19]
-
-table
-  players alice bob
-  alice: Spatz, Amsel
-  bob: Flamingo, Specht
-  draw: Kranich, Star
-  discard: Ara
-  active alice
-
-play
-  alice draw
-  expect alice holds Kranich
-  alice discard
-  expect discard top is Kranich
-"""
+PASSING = DRAW_SCENARIO
 
 FAILING = PASSING.replace("expect discard top is Kranich", "expect discard top is Star")
 
@@ -62,7 +46,7 @@ def test_a_failing_scenario_fails_with_file_line_expected_actual_and_trace(pytes
     result = pytester.runpytest(*PLUGIN)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
-        f"*{path}:{FAILING_LINE}:*Plugin: a draw*",
+        f"*{path}:{FAILING_LINE}:*A draw*",
         "*expected the top of the discard pile to be Star, actual Kranich*",
         "*trace up to here:*",
         f"*line {line_of(FAILING, '  alice draw')}: alice draw*",

@@ -115,6 +115,8 @@ def make_functions(facts: CardFacts) -> dict[str, tuple[int, Callable[..., Any]]
         "seats_after": (1, lambda st, p: seats_from(st, p)[1:]),
         "knows": (2, lambda st, p, c: st.knows(p, c) if p is not None else False),
         "moved": (1, _opt(lambda st, c: c in st.moved, False)),
+        # How many places hold card c: 1 whenever the rules kept every card in exactly one place.
+        "places": (1, _opt(lambda st, c: st.all_places().count(c), 0)),
         "max": (2, _opt(lambda st, a, b: max(a, b))),
         "min": (2, _opt(lambda st, a, b: min(a, b))),
         "abs": (1, _opt(lambda st, a: abs(a))),
@@ -135,6 +137,7 @@ def _window_attr(name: str) -> Callable[[State], Any]:
 
 GLOBALS: dict[str, Callable[[State], Any]] = {
     "players": lambda st: list(range(len(st.names))),
+    "deck": lambda st: list(range(len(st.known))),  # every card of the deck, in play or not
     "player_count": lambda st: len(st.names),
     "active": lambda st: st.active,
     "phase": lambda st: st.phase,

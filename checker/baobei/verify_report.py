@@ -1,0 +1,242 @@
+"""What `baobei verify` shows: counterexample tables, counterexample scenarios, docs/invariants.md."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import syntax as s
+from .errors import BaoError
+from .model import Ruleset
+from .paths import PROJECT_ROOT
+from .state import PILES
+from .verify_text import expr_text
+from .z3_places import PlacementOutcome, player_names
+from .z3_state import Outcome, StateCex
+
+
+@dataclass
+class Result:
+    """One invariant for one player count."""
+
+    inv: s.InvariantDecl
+    players: int
+    outcome: Outcome
+
+
+@dataclass
+class Method:
+    """How an invariant is proved, for the report and the docs."""
+
+    kind: str  # state | placement
+    reads: list[str] = field(default_factory=list)  # what of the state it reads
+
+
+# ---------------------------------------------------------------- values
+
+
+def show(value: Any, names: list[str], vtype: str) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if vtype == "player" and isinstance(value, int):
+        return names[value] if 0 <= value < len(names) else str(value)
+    return str(value)
+
+
+def value_type(rules: Ruleset, name: str) -> str:
+    var = rules.variables.get(name)
+    if var is not None:
+        return var.type
+    return "player" if name == "active" else ""
+
+
+# ---------------------------------------------------------------- counterexample tables
+
+
+def cex_table(rules: Ruleset, cex: StateCex) -> list[str]:
+    """The state as a table: players, their cards by slot, per-player values; then the rest."""
+    names = player_names(cex.players)
+    values = {sp.name: sp.value for sp in rules.species.values()}
+    header = ["player", "cards by slot (value)", *cex.columns, *cex.per_player]
+    rows = []
+    for p, name in enumerate(names):
+        cards = ", ".join(f"{i + 1}:{c} ({values[c]})" for i, c in enumerate(cex.tableaux[p])) or "(no cards)"
+        if cex.hands[p] is not None:
+            cards += f"; holds {cex.hands[p]}"
+        cells = [show(v[p], names, "") for v in cex.columns.values()]
+        cells += [show(v[p], names, value_type(rules, k)) for k, v in cex.per_player.items()]
+        rows.append([name, cards, *cells])
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w) if i < 2 else str(c).rjust(w) for i, (c, w) in
+                       enumerate(zip(r, widths, strict=True))).rstrip() for r in [header, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    facts = [f"{k} = {show(v, names, value_type(rules, k))}" for k, v in {**cex.engine, **cex.scalars}.items()]
+    facts += [f"{k} = {show(v, names, '')}" for k, v in cex.defines.items()]
+    if facts:
+        lines.append("with " + ", ".join(facts))
+    piles = [f"{name.replace('_', ' ')} {len(cards)}" + (f" (top {cards[-1]})" if name in PILES else "")
+             for name, cards in cex.piles.items() if cards]
+    lines.append("other cards: " + "; ".join(piles))
+    lines += [f"the engine stops here: {b}" for b in cex.broken]
+    return lines
+
+
+def placement_lines(out: PlacementOutcome) -> list[str]:
+    cex = out.rule_cex
+    if cex is None:
+        return []
+    return [f"rule {cex.rule} ({cex.pos})",
+            f"statement at {cex.statement_pos}: {cex.statement}",
+            f"a card lying in {cex.before} before the rule: {cex.why}"]
+
+
+def result_lines(rules: Ruleset, r: Result) -> list[str]:
+    """The counterexample (or the reason for `unknown`) under a result line."""
+    o = r.outcome
+    if isinstance(o, PlacementOutcome) and o.status == "violated":
+        return placement_lines(o)
+    if o.cex is not None:
+        return cex_table(rules, o.cex)
+    return [o.detail] if o.detail else []
+
+
+# ---------------------------------------------------------------- counterexample scenarios
+
+
+def scenario_header(inv: s.InvariantDecl, players: int) -> list[str]:
+    return [
+        f"# Counterexample written by `baobei verify`: invariant {inv.ident} ({inv.cite}) breaks",
+        f"# with {players} players. {inv.text}.",
+        "# Replayed with the rules that produced it, the scenario fails naming the invariant.",
+        f'scenario "Counterexample to invariant {inv.ident} with {players} players"',
+        f"cites {inv.cite}",
+        "tags counterexample, invariant",
+    ]
+
+
+def scenario_table(rules: Ruleset, cex: StateCex) -> list[str]:
+    names = player_names(cex.players)
+    lines = ["table", "  players " + " ".join(names)]
+    for p, name in enumerate(names):
+        if cex.tableaux[p]:
+            lines.append(f"  {name}: " + ", ".join(cex.tableaux[p]))
+    for pile, key in (("draw_pile", "draw"), ("discard_pile", "discard"), ("under_pile", "under")):
+        cards = cex.piles.get(pile, [])
+        if cards:
+            # The draw pile is written top first; the others bottom first.
+            lines.append(f"  {key}: " + ", ".join(reversed(cards) if key == "draw" else cards))
+    active = cex.engine.get("active")
+    lines.append(f"  active {names[active] if isinstance(active, int) else names[0]}")
+    phase = cex.engine.get("phase")
+    if isinstance(phase, str) and re.fullmatch(r"[A-Za-z_]\w*", phase):
+        lines.append(f"  phase {phase}")
+    for p, name in enumerate(names):
+        if cex.hands[p] is not None:
+            lines.append(f"  {name} holds {cex.hands[p]}")
+    for var, value in cex.scalars.items():
+        vtype = value_type(rules, var)
+        if vtype in ("int", "bool", "player"):
+            lines.append(f"  set {var} = {show(value, names, vtype)}")
+    for var, values in cex.per_player.items():
+        vtype = value_type(rules, var)
+        if vtype in ("int", "bool", "player"):
+            lines += [f"  set {var}[{names[p]}] = {show(v, names, vtype)}" for p, v in enumerate(values)]
+    return lines
+
+
+def probe_text(inv: s.InvariantDecl) -> str:
+    """The invariant as one expression a scenario can evaluate."""
+    holds = expr_text(inv.holds)
+    text = holds if inv.when is None else f"if {expr_text(inv.when)} then {holds} else true"
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+# ---------------------------------------------------------------- docs
+
+
+METHOD_TEXT = {
+    "state": ("Over every distribution of the deck's {deck} cards among the players' tableaux and hands, "
+              "the draw, discard and under piles and the box, with every state variable it reads free "
+              "within its type ({reads}): Z3 shows that no such state satisfies `when` and breaks `holds` "
+              "(the negation is unsatisfiable). Definitions and tables are translated from the rules as "
+              "written; quantifiers over players are unrolled for each player count."),
+    "static": ("It reads no state: a fact of the rules' tables and deck for each player count, which Z3 "
+               "decides by the same translation (a table without a row for the player count counts as a "
+               "violation)."),
+    "placement": ("Inductively over the rules' {rules} transitions (every move, ability, routine and hook): "
+                  "for one arbitrary card, from any state in which the invariant holds, Z3 executes the "
+                  "body symbolically (`move`, `draw`, `shuffle` relocate the card as the engine's ops do) "
+                  "and shows that no path ends with the invariant broken; a destination that is not a place "
+                  "would leave the card in none. Conditions of `if` are not interpreted (every branch "
+                  "counts); `run`, `start round`, the `draw_empty` hook and loops are proved on their own "
+                  "and assumed by their callers. No statement creates or copies a card: the rules language "
+                  "has none, and the loader refuses a shuffle into anything but the draw pile. Not part of "
+                  "this proof: whether a destination slot or hand is free. The engine refuses to cover a "
+                  "card; such a move fails with an engine error instead of completing."),
+}
+
+
+def method_text(method: Method, rules: Ruleset, transitions: int) -> str:
+    deck = sum(sp.count for sp in rules.species.values())
+    kind = "static" if method.kind == "state" and not method.reads else method.kind
+    reads = ", ".join(method.reads)
+    return METHOD_TEXT[kind].format(deck=deck, reads=reads, rules=transitions)
+
+
+def docs_markdown(rules: Ruleset, source: str, results: list[Result], methods: dict[str, Method],
+                  transitions: int) -> str:
+    counts = f"{rules.min_players} to {rules.max_players}"
+    by_inv: dict[str, list[Result]] = {}
+    for r in results:
+        by_inv.setdefault(r.inv.ident, []).append(r)
+    out = ["# Invariants", "",
+           f"Generated by `baobei verify --docs` from `{source}`; do not edit by hand.", "",
+           "Each invariant is declared in the rules with the paragraphs it rests on and an expression in "
+           "the rules' own expression language. `baobei verify` proves it with Z3 for every allowed player "
+           f"count ({counts}), translating the rules' deck, definitions and tables as written; replaying a "
+           "scenario evaluates the same expression after every move and fails the scenario naming the "
+           "invariant.", "",
+           "| Invariant | Cites | Status | Proof time |", "|---|---|---|---|"]
+    for ident, rs in by_inv.items():
+        out.append(f"| [{ident}](#{ident.lower()}) | {rs[0].inv.cite} | {summary(rs)} | "
+                   f"{sum(r.outcome.seconds for r in rs):.2f} s |")
+    for ident, rs in by_inv.items():
+        inv = rs[0].inv
+        out += ["", f"## {ident}", "", f"{inv.text}.", "",
+                f"Cites {inv.cite}; declared in `{shown_path(inv.pos.file)}` line {inv.pos.line}.", "", "```"]
+        if inv.when is not None:
+            out.append(f"when  {expr_text(inv.when)}")
+        out += [f"holds {expr_text(inv.holds)}", "```", "",
+                "How it is proved: " + method_text(methods[ident], rules, transitions), "",
+                "| Players | Status | Time |", "|---|---|---|"]
+        out += [f"| {r.players} | {r.outcome.status} | {r.outcome.seconds:.2f} s |" for r in rs]
+    return "\n".join(out) + "\n"
+
+
+def shown_path(file: str) -> str:
+    """A rules file relative to the project, when it lies in it."""
+    try:
+        return str(Path(file).resolve().relative_to(PROJECT_ROOT))
+    except ValueError:
+        return file
+
+
+def summary(rs: list[Result]) -> str:
+    statuses = {r.outcome.status for r in rs}
+    if statuses == {"proved"}:
+        return "proved"
+    bad = [f"{r.outcome.status} for {r.players}" for r in rs if r.outcome.status != "proved"]
+    return "; ".join(bad)
+
+
+def check_players(rules: Ruleset, players: int | None) -> list[int]:
+    if players is None:
+        return list(range(rules.min_players, rules.max_players + 1))
+    if not rules.min_players <= players <= rules.max_players:
+        raise BaoError(f"{players} players: these rules allow {rules.min_players} to {rules.max_players} "
+                       f"players ({rules.players_cite})")
+    return [players]

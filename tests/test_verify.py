@@ -1,0 +1,280 @@
+"""`baobei verify`: the rules' invariants proved with Z3, and rules variants that break them.
+
+Every variant is an edited copy of rules/ (no Python edit); the command must find
+the broken invariant, print a counterexample and exit 1, while the default rules
+prove every invariant for every allowed player count.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from baobei.cli import main
+from baobei.model import Ruleset, load_ruleset
+from baobei.paths import default_rules_dir
+
+MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
+Capture = pytest.CaptureFixture[str]
+
+LINE = re.compile(r"^(proved|violated|unknown)\s+(\w+)\s+(\d+) players\s+(\d+\.\d+)s$", re.M)
+
+SECOND_GOLDTUKAN = ("01_deck.bao", "card Goldtukan     value -5 count 1", "card Goldtukan     value -5 count 2")
+NEGATIVE_SPATZ = ("01_deck.bao", "card Spatz         value 1  count 5", "card Spatz         value -1 count 5")
+FAILURE_MIN_ZERO = ("07_scoring.bao", "define bao_failure_min = 5 ", "define bao_failure_min = 0 ")
+# `keep` sends the replaced card to a number instead of the discard pile.
+LOSE_IN_KEEP = ("03_turn.bao", "    move old to discard_pile\n    move held(actor) to slot",
+                "    move old to slot_no(slot)\n    move held(actor) to slot")
+# A failed pluck's penalty card is drawn "into" a player instead of a free slot.
+LOSE_IN_PENALTY = ("04_pluck.bao", "  draw into free_slot(actor, place)\n", "  draw into actor\n")
+
+
+def verify(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["verify", *argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+def statuses(out: str) -> dict[tuple[str, int], str]:
+    return {(m[2], int(m[3])): m[1] for m in LINE.finditer(out)}
+
+
+def counts(rules: Ruleset) -> list[int]:
+    return list(range(rules.min_players, rules.max_players + 1))
+
+
+@pytest.fixture(scope="module")
+def default_run() -> tuple[int, str, str]:
+    return verify()
+
+
+# ---------------------------------------------------------------- the default rules
+
+
+def test_default_rules_prove_every_invariant_for_every_player_count(default_run: tuple[int, str, str]) -> None:
+    code, out, err = default_run
+    rules = load_ruleset(default_rules_dir())
+    assert code == 0, out + err
+    expected = {(ident, n) for ident in rules.invariants for n in counts(rules)}
+    got = statuses(out)
+    assert set(got) == expected
+    assert set(got.values()) == {"proved"}
+    assert f"{len(expected)} proved, 0 violated, 0 unknown" in out
+
+
+def test_the_rules_declare_the_issues_invariants() -> None:
+    rules = load_ruleset(default_rules_dir())
+    assert len(rules.invariants) >= 7
+    for inv in rules.invariants.values():
+        assert inv.text and inv.cite.section and inv.cite.paras, inv.ident
+
+
+def test_verify_is_fast_enough(default_run: tuple[int, str, str]) -> None:
+    _, out, _ = default_run
+    total = re.search(r" in (\d+\.\d+)s$", out, re.M)
+    assert total is not None
+    assert float(total[1]) < 10.0
+
+
+def test_check_does_not_import_z3() -> None:
+    probe = subprocess.run([sys.executable, "-X", "importtime", "-c", "import baobei.cli"],
+                           capture_output=True, text=True, check=True)
+    imported = [line.rsplit("|", 1)[-1].strip() for line in probe.stderr.splitlines() if "|" in line]
+    assert "baobei.cli" in imported
+    assert not [m for m in imported if m.split(".")[0] == "z3"]
+
+
+# ---------------------------------------------------------------- variants that break invariants
+
+
+@pytest.mark.parametrize("edit", [SECOND_GOLDTUKAN, NEGATIVE_SPATZ], ids=["second_goldtukan", "negative_spatz"])
+def test_a_second_negative_card_breaks_invariants_1_and_2(make_variant: MakeVariant,
+                                                           edit: tuple[str, str, str]) -> None:
+    code, out, _ = verify("--rules", str(make_variant(edit)), "--players", "3")
+    assert code == 1
+    got = statuses(out)
+    broken = {ident for (ident, _), status in got.items() if status == "violated"}
+    assert broken == {"single_negative", "negative_caller_succeeds"}
+    # The counterexample table under the first violation: two players below zero.
+    table = out.split("violated  single_negative", 1)[1].split("\nviolated", 1)[0].splitlines()[1:]
+    header = re.split(r"\s{2,}", table[0].strip())
+    rows = [re.split(r"\s{2,}", row.strip()) for row in table[2:5]]
+    round_values = [int(row[header.index("round_value")]) for row in rows]
+    assert [row[0] for row in rows] == ["alice", "bob", "carol"]
+    assert sum(v < 0 for v in round_values) >= 2
+
+
+def test_a_failure_minimum_of_zero_breaks_invariant_3(make_variant: MakeVariant) -> None:
+    code, out, _ = verify("--rules", str(make_variant(FAILURE_MIN_ZERO)))
+    assert code == 1
+    rules = load_ruleset(default_rules_dir())
+    got = statuses(out)
+    assert {k for k, v in got.items() if v == "violated"} == {("bao_score_bounds", n) for n in counts(rules)}
+    assert "bao_failure_min = 0" in out and "bao_success = false" in out
+
+
+def test_a_deck_too_small_for_six_players_breaks_invariant_5(make_variant: MakeVariant) -> None:
+    variant = make_variant()
+    deck = variant / "01_deck.bao"
+    text = deck.read_text(encoding="utf-8")
+    assert text.count("count 5") > 5
+    deck.write_text(text.replace("count 5", "count 1"), encoding="utf-8")  # 18 cards instead of 66
+    rules = load_ruleset(variant)
+    size = sum(sp.count for sp in rules.species.values())
+    too_big = {n for n in counts(rules) if n * (rules.table_value("hand_size", n) or 0) + 1 > size}
+    assert too_big and too_big != set(counts(rules))  # the variant is small for some counts only
+    code, out, _ = verify("--rules", str(variant))
+    assert code == 1
+    got = statuses(out)
+    assert {n for (ident, n), v in got.items() if ident == "deal_fits_deck" and v == "violated"} == too_big
+    assert {ident for (ident, _), v in got.items() if v == "violated"} == {"deal_fits_deck"}
+
+
+def test_a_missing_table_row_breaks_invariant_6(make_variant: MakeVariant) -> None:
+    variant = make_variant(("07_scoring.bao", "  5: 70\n", ""))
+    code, out, _ = verify("--rules", str(variant), "--players", "5")
+    assert code == 1
+    assert statuses(out)[("tables_defined", 5)] == "violated"
+    assert "table threshold" in out and "has no row for 5 players" in out
+
+
+@pytest.mark.parametrize(("edit", "rule", "statement"), [
+    (LOSE_IN_KEEP, "move keep", "move old to slot_no(slot)"),
+    (LOSE_IN_PENALTY, "routine pluck_failure", "draw into actor"),
+], ids=["keep_to_a_number", "penalty_into_a_player"])
+def test_a_rule_that_loses_a_card_breaks_invariant_7(make_variant: MakeVariant, edit: tuple[str, str, str],
+                                                     rule: str, statement: str) -> None:
+    code, out, _ = verify("--rules", str(make_variant(edit)), "--players", "2")
+    assert code == 1
+    got = statuses(out)
+    assert {k for k, v in got.items() if v == "violated"} == {("card_conservation", 2)}
+    assert f"rule {rule} (" in out and f": {statement}\n" in out
+    assert "not a place" in out
+
+
+def test_a_routine_given_a_number_for_a_slot_breaks_invariant_7(make_variant: MakeVariant) -> None:
+    variant = make_variant(("04_pluck.bao", "run give(gift, target)", "run give(slot_no(gift), target)"))
+    code, out, _ = verify("--rules", str(variant), "--players", "2")
+    assert code == 1
+    assert statuses(out)[("card_conservation", 2)] == "violated"
+    assert "passes an int for gift: slot" in out
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (("03_turn.bao", "    move c to discard_pile\n", "    copy c to discard_pile\n"), "found 'copy'"),
+    (("08_recycle.bao", "into draw_pile", "into under_pile"), "shuffled into the draw_pile only"),
+], ids=["copy_a_card", "shuffle_into_the_under_pile"])
+def test_rules_that_would_create_or_duplicate_cards_are_refused_when_loaded(
+        make_variant: MakeVariant, edit: tuple[str, str, str], message: str) -> None:
+    code, out, err = verify("--rules", str(make_variant(edit)))
+    assert code == 2, out
+    assert message in err
+
+
+# ---------------------------------------------------------------- counterexample scenarios
+
+
+def test_the_emitted_counterexample_replays_and_fails(make_variant: MakeVariant, tmp_path: Path,
+                                                      capsys: Capture) -> None:
+    variant = make_variant(SECOND_GOLDTUKAN)
+    target = tmp_path / "counterexample.scenario"
+    code, out, _ = verify("--rules", str(variant), "--players", "2", "--emit-scenario", str(target))
+    assert code == 1 and f"wrote {target}" in out
+    text = target.read_text(encoding="utf-8")
+    assert "set bao_caller" in text and text.count("Goldtukan") >= 2
+    assert main(["check", "--rules", str(variant), str(target)]) == 1
+    replay = capsys.readouterr().out
+    assert "invariant single_negative (§ 5.1" in replay and "is violated" in replay
+    # The default deck has one Goldtukan only: the counterexample cannot even be set up there.
+    assert main(["check", str(target)]) == 2
+
+
+def test_a_counterexample_passes_under_the_rules_that_prove_the_invariant(
+        make_variant: MakeVariant, tmp_path: Path, capsys: Capture) -> None:
+    variant = make_variant(FAILURE_MIN_ZERO)
+    target = tmp_path / "failure_minimum.scenario"
+    verify("--rules", str(variant), "--players", "3", "--emit-scenario", str(target))
+    assert main(["check", "--rules", str(variant), str(target)]) == 1
+    assert "invariant bao_score_bounds" in capsys.readouterr().out
+    assert main(["check", str(target)]) == 0
+
+
+def test_nothing_to_emit_when_everything_is_proved(tmp_path: Path) -> None:
+    target = tmp_path / "none.scenario"
+    code, out, _ = verify("--players", "2", "--emit-scenario", str(target))
+    assert code == 0 and "no state counterexample" in out
+    assert not target.exists()
+
+
+# ---------------------------------------------------------------- options, unknown, docs
+
+
+def test_one_player_count(default_run: tuple[int, str, str]) -> None:
+    code, out, _ = verify("--players", "4")
+    assert code == 0
+    assert {n for _, n in statuses(out)} == {4}
+    assert len(statuses(out)) == len(load_ruleset(default_rules_dir()).invariants)
+
+
+def test_a_player_count_the_rules_do_not_allow_is_bad_input() -> None:
+    rules = load_ruleset(default_rules_dir())
+    code, _, err = verify("--players", str(rules.max_players + 1))
+    assert code == 2 and f"these rules allow {rules.min_players} to {rules.max_players}" in err
+
+
+def test_an_invariant_outside_the_model_is_unknown(make_variant: MakeVariant) -> None:
+    variant = make_variant()
+    (variant / "10_extra.bao").write_text(
+        'invariant nobody_knows_the_box "A probe the distribution model cannot express" § 1.5 [P17] {\n'
+        "  holds all p in players: not knows(p, top(under_pile))\n}\n", encoding="utf-8")
+    code, out, _ = verify("--rules", str(variant), "--players", "2")
+    assert code == 1
+    assert statuses(out)[("nobody_knows_the_box", 2)] == "unknown"
+    assert "no primitive 'knows'" in out
+
+
+def test_docs_are_generated(tmp_path: Path) -> None:
+    target = tmp_path / "invariants.md"
+    code, _, _ = verify("--players", "2", "--docs", str(target))
+    assert code == 0
+    text = target.read_text(encoding="utf-8")
+    for inv in load_ruleset(default_rules_dir()).invariants.values():
+        assert f"## {inv.ident}" in text and inv.text in text and str(inv.cite) in text
+    assert "How it is proved:" in text and "| 2 | proved |" in text
+
+
+def test_without_a_breaking_move_the_scenario_expects_the_invariant(
+        make_variant: MakeVariant, tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When no legal move shows the violation, the scenario evaluates the invariant itself."""
+    import baobei.verify
+
+    monkeypatch.setattr(baobei.verify, "breaking_move", lambda *args: None)
+    variant = make_variant(SECOND_GOLDTUKAN)
+    target = tmp_path / "expectation.scenario"
+    verify("--rules", str(variant), "--players", "2", "--emit-scenario", str(target))
+    text = target.read_text(encoding="utf-8")
+    assert '  expect value "(count p in players: round_value(p) < 0) <= 1" = true' in text
+    assert main(["check", "--rules", str(variant), str(target)]) == 1
+    assert "actual false" in capsys.readouterr().out
+
+
+def test_expressions_print_as_rules_text_that_parses_back() -> None:
+    """Reports, docs and emitted scenarios show expressions as text; it must mean the same expression."""
+    from baobei.rules_parser import RulesBuilder, build, grammar
+    from baobei.verify_text import expr_text
+
+    rules = load_ruleset(default_rules_dir())
+    exprs = [d.body for d in rules.defines.values()]
+    exprs += [e for inv in rules.invariants.values() for e in (inv.when, inv.holds) if e is not None]
+    exprs += [req.cond for m in rules.moves.values() for req in m.requires]
+    assert len(exprs) > 20
+    for expr in exprs:
+        text = expr_text(expr)
+        assert build(grammar("rules_expr").parse(text), RulesBuilder("<text>")) == expr, text

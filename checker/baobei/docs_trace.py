@@ -47,7 +47,8 @@ def compact_paras(paras: tuple[str, ...] | list[str]) -> str:
 
 
 def format_cite(cite: s.Citation) -> str:
-    return f"§ {cite.section}" + (f" [{compact_paras(cite.paras)}]" if cite.paras else "")
+    parts = cite.parts or ((cite.section, cite.paras),)
+    return "; ".join(f"§ {sec}" + (f" [{compact_paras(ps)}]" if ps else "") for sec, ps in parts)
 
 
 def compact_text(text: str) -> str:

@@ -112,9 +112,11 @@ class RulesBuilder(Transformer[Token, Any]):
         return pos_of(self.path, meta)
 
     # --- citations
-    def citation(self, meta: Any, section: Token, paras: tuple[str, ...] | None = None) -> s.Citation:
-        sec = str(section)[1:].strip()
-        return s.Citation(sec, paras or ())
+    def citation(self, meta: Any, *parts: tuple[str, tuple[str, ...]]) -> s.Citation:
+        return s.Citation.of(list(parts))
+
+    def cite_part(self, meta: Any, section: Token, paras: tuple[str, ...] | None) -> tuple[str, tuple[str, ...]]:
+        return (str(section)[1:].strip(), paras or ())
 
     def paras(self, meta: Any, *items: tuple[str, str | None]) -> tuple[str, ...]:
         return expand_paras(list(items))

@@ -121,7 +121,8 @@ def scenario_text(eng: Engine, inv: s.InvariantDecl, cex: StateCex) -> tuple[str
 def breaking_move(eng: Engine, text: str, ident: str, limit: int = 500) -> str | None:
     """A legal move from the scenario's table after which the replay names invariant `ident`."""
     from .scenario_parser import parse_scenario_text
-    from .scenario_runner import build_table, check_invariants
+    from .scenario_runner import check_invariants
+    from .scenario_setup import build_table
     from .scenario_syntax import Table
 
     setup = parse_scenario_text(text, "<counterexample>").setup

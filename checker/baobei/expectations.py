@@ -1,0 +1,237 @@
+"""The scenario language's expectations: each compares the state with what a line expects.
+
+An expectation answers None when it holds, else a message "expected ..., actual ...".
+A misspelt name in an expectation is a malformed scenario (ScenarioError), not a failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lark.exceptions import UnexpectedInput
+
+from . import scenario_syntax as sc
+from .compiler import Compiler
+from .engine import Engine
+from .errors import BaoError, ScenarioError
+from .rules_parser import RulesBuilder, build, grammar
+from .scenario_setup import card_at_place, check_phase, convert, player_index
+from .state import State
+from .syntax import Pos
+
+
+def check_expectation(eng: Engine, st: State, x: sc.Expect) -> str | None:
+    """None when the expectation holds, else 'expected ..., actual ...'."""
+    validate_expectation(eng, st, x)
+    handler = _EXPECTATIONS[x.kind]
+    message: str | None = handler(eng, st, *x.args)
+    return message
+
+
+def validate_expectation(eng: Engine, st: State, x: sc.Expect) -> None:
+    """A misspelt player, species, phase or ability is a malformed scenario, not a failed check."""
+    players: tuple[str, ...] = ()
+    species: tuple[str | None, ...] = ()
+    if x.kind in ("holds", "knows", "cards"):
+        players = (x.args[0],)
+        species = (x.args[1],) if x.kind == "holds" else ()
+    elif x.kind == "active":
+        players = (x.args[0],)
+    elif x.kind == "window_open":
+        players = x.args[0]
+    elif x.kind == "pile_top":
+        species = (x.args[1],)
+    elif x.kind == "pending":
+        players, species = (x.args[2],), (x.args[1],)
+        ability = eng.rules.moves.get(x.args[0])
+        if ability is None or not ability.is_ability:
+            raise ScenarioError(x.pos, f"unknown ability {x.args[0]!r}")
+    elif x.kind == "phase":
+        check_phase(eng, x.args[0], x.pos)
+    for name in players:
+        player_index(st, name, x.pos)
+    for sp in species:
+        _known_species(eng, sp, x.pos)
+
+
+def _label(eng: Engine, card: int | None) -> str:
+    return "empty" if card is None else eng.facts.species[card]
+
+
+def _x_slot_is(eng: Engine, st: State, place: sc.Place, species: str | None) -> str | None:
+    p = player_index(st, place.player, place.pos)
+    if not 0 < place.slot <= len(st.tableaux[p]) + 1:
+        raise ScenarioError(place.pos, f"{place.player} has no slot {place.slot}")
+    actual = st.card_at((p, place.slot))
+    _known_species(eng, species, place.pos)
+    want = species or "empty"
+    got = _label(eng, actual)
+    return None if got == want else f"expected {place} to be {want}, actual {got}"
+
+
+def _known_species(eng: Engine, species: str | None, pos: Pos) -> None:
+    if species is not None and species not in eng.rules.species:
+        raise ScenarioError(pos, f"unknown species {species!r}; the deck has: {', '.join(eng.rules.species)}")
+
+
+def _x_holds(eng: Engine, st: State, player: str, species: str | None) -> str | None:
+    p = player_index(st, player, Pos("", 0, 0))
+    got = _label(eng, st.hands[p]) if st.hands[p] is not None else "nothing"
+    want = species or "nothing"
+    return None if got == want else f"expected {player} to hold {want}, actual {got}"
+
+
+def _pile(st: State, name: str) -> list[int]:
+    return {"draw": st.draw, "discard": st.discard, "under": st.under}[name]
+
+
+def _x_pile_top(eng: Engine, st: State, pile: str, species: str) -> str | None:
+    items = _pile(st, pile)
+    got = eng.facts.species[items[-1]] if items else "empty"
+    return None if got == species else f"expected the top of the {pile} pile to be {species}, actual {got}"
+
+
+def _x_pile_size(eng: Engine, st: State, pile: str, size: int) -> str | None:
+    got = len(_pile(st, pile))
+    return None if got == size else f"expected the {pile} pile to hold {size} card(s), actual {got}"
+
+
+def _x_phase(eng: Engine, st: State, phase: str) -> str | None:
+    return None if st.phase == phase else f"expected phase {phase}, actual {st.phase}"
+
+
+def _x_active(eng: Engine, st: State, name: str) -> str | None:
+    got = st.names[st.active]
+    return None if got == name else f"expected {name} to be the active player, actual {got}"
+
+
+def _x_knows(eng: Engine, st: State, player: str, place: sc.Place, wanted: bool) -> str | None:
+    p = player_index(st, player, place.pos)
+    card = card_at_place(st, place)
+    got = st.knows(p, card)
+    if got == wanted:
+        return None
+    return f"expected {player} {'to know' if wanted else 'not to know'} {place} ({eng.facts.label(card)}), " \
+           f"actual: {'knows' if got else 'does not know'} it"
+
+
+def _x_cards(eng: Engine, st: State, player: str, count: int) -> str | None:
+    got = len(st.cards_of(player_index(st, player, Pos("", 0, 0))))
+    return None if got == count else f"expected {player} to have {count} card(s), actual {got}"
+
+
+def _x_window_open(eng: Engine, st: State, names: tuple[str, ...]) -> str | None:
+    w = st.window
+    if w is None or w.used:
+        return f"expected an open pluck window for {', '.join(names)}, actual {'used' if w else 'none'}"
+    got = sorted(st.names[p] for p in range(len(st.names)) if w.players >> p & 1)
+    if got == sorted(names):
+        return None
+    return f"expected the window open for {', '.join(sorted(names))}, actual for {', '.join(got) or 'nobody'}"
+
+
+def _x_window_used(eng: Engine, st: State) -> str | None:
+    w = st.window
+    return None if w is not None and w.used else "expected the pluck window's attempt to be used"
+
+
+def _x_window_closed(eng: Engine, st: State) -> str | None:
+    w = st.window
+    return None if w is None else f"expected no pluck window, actual '{w.kind}' on {eng.facts.label(w.ref)}"
+
+
+def _x_pending(eng: Engine, st: State, ability: str, species: str | None, player: str) -> str | None:
+    want = f"'{ability}'" + (f" of {species}" if species else "") + f" for {player}"
+    if not st.pending:
+        return f"expected {want} waiting, actual nothing waiting"
+    got_ability, card, owner = st.pending[0]
+    got_species = eng.facts.species[card]
+    got = f"'{got_ability}' of {got_species} for {st.names[owner]}"
+    if (got_ability, st.names[owner]) == (ability, player) and species in (None, got_species):
+        return None
+    return f"expected {want} waiting, actual {got}"
+
+
+def _x_no_pending(eng: Engine, st: State) -> str | None:
+    if not st.pending:
+        return None
+    return "expected no ability waiting, actual " + ", ".join(f"'{a}' for {st.names[o]}" for a, _, o in st.pending)
+
+
+def _x_value(eng: Engine, st: State, text: str, want: sc.Value, pos: Pos) -> str | None:
+    fn = compile_probe(eng, st, text, pos)
+    got = eng.evaluate(st, fn, {n: i for i, n in enumerate(st.names)})
+    return _compare(eng, st, f'"{text}"', got, want)
+
+
+def _x_var(eng: Engine, st: State, name: str, index: str | None, want: sc.Value) -> str | None:
+    var = eng.rules.variables.get(name)
+    if var is None:
+        raise ScenarioError(want.pos, f"unknown variable {name!r}")
+    if var.per_player != (index is not None):
+        raise ScenarioError(want.pos, f"{name!r} is {'per player' if var.per_player else 'a single value'}")
+    got = st.pvars[name][player_index(st, index, want.pos)] if index is not None else st.vars[name]
+    label = f"{name}[{index}]" if index is not None else name
+    return _compare(eng, st, label, got, want)
+
+
+def _compare(eng: Engine, st: State, label: str, got: Any, want: sc.Value) -> str | None:
+    if want.kind == "list":
+        return _compare_list(eng, st, label, got, want)
+    if want.kind == "name" and isinstance(got, int) and not isinstance(got, bool):
+        if want.data in st.names:
+            shown = st.names[got]
+        else:
+            shown = eng.facts.species[got] if 0 <= got < len(eng.facts) else str(got)
+        ok = shown == want.data
+    elif want.kind == "slot":
+        ok = got == convert(eng, st, want, "slot")
+        shown = eng.slot_label(st, got) if isinstance(got, tuple) else str(got)
+    else:
+        ok = got == want.data and type(got) is type(want.data)
+        shown = eng.format_value(st, "", got)
+    return None if ok else f"expected {label} = {want}, actual {shown}"
+
+
+def _compare_list(eng: Engine, st: State, label: str, got: Any, want: sc.Value) -> str | None:
+    """Lists compare item by item, in order."""
+    items = list(got) if isinstance(got, (list, tuple)) and not _is_slot(got) else None
+    if items is not None and len(items) == len(want.data) and all(
+            _compare(eng, st, label, g, w) is None for g, w in zip(items, want.data, strict=True)):
+        return None
+    players = any(w.kind == "name" and w.data in st.names for w in want.data)
+    shown = "[" + ", ".join(_show(eng, st, g, players) for g in items) + "]" if items is not None \
+        else _show(eng, st, got, players)
+    return f"expected {label} = {want}, actual {shown}"
+
+
+def _is_slot(value: Any) -> bool:
+    return isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, int) for v in value)
+
+
+def _show(eng: Engine, st: State, value: Any, players: bool) -> str:
+    if _is_slot(value):
+        return eng.slot_label(st, value)
+    return eng.format_value(st, "player" if players else "", value)
+
+
+def compile_probe(eng: Engine, st: State, text: str, pos: Pos) -> Any:
+    """Compile a rules-language expression written in a scenario (player names are in scope)."""
+    lark = grammar("rules_expr")
+    try:
+        tree = lark.parse(text)
+    except UnexpectedInput as err:
+        raise ScenarioError(pos, f"bad expression {text!r}: {str(err).splitlines()[0]}") from None
+    try:
+        node = build(tree, RulesBuilder(pos.file))
+        return Compiler(eng).expr(node, frozenset(st.names))
+    except BaoError as err:
+        raise ScenarioError(pos, f"in {text!r}: {getattr(err, 'message', err)}") from None
+
+
+_EXPECTATIONS: dict[str, Any] = {
+    "slot_is": _x_slot_is, "holds": _x_holds, "pile_top": _x_pile_top, "pile_size": _x_pile_size,
+    "phase": _x_phase, "active": _x_active, "knows": _x_knows, "cards": _x_cards,
+    "window_open": _x_window_open, "window_used": _x_window_used, "window_closed": _x_window_closed,
+    "pending": _x_pending, "no_pending": _x_no_pending, "value": _x_value, "var": _x_var,
+}

@@ -60,9 +60,22 @@ class Origin:
     cite: s.Citation
 
 
+def _divide(a: Any, b: Any) -> Any:
+    return a // b if b else 0  # total: division by zero gives 0
+
+
+def _modulo(a: Any, b: Any) -> Any:
+    return a % b if b else 0
+
+
+def _arith(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """Arithmetic is total: a `none` operand (a missing card's value, say) gives none."""
+    return lambda a, b: None if a is None or b is None else fn(a, b)
+
+
 _BINOPS: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul,
-    "//": operator.floordiv, "%": operator.mod,
+    "+": _arith(operator.add), "-": _arith(operator.sub), "*": _arith(operator.mul),
+    "//": _arith(_divide), "%": _arith(_modulo),
     "==": operator.eq, "!=": operator.ne,
 }
 _ORDER: dict[str, Callable[[Any, Any], bool]] = {
@@ -169,7 +182,12 @@ class Compiler:
                 name = base.name
                 return lambda ctx: None if (i := index(ctx)) is None else ctx.st.pvars[name][i]
         seq = self.expr(base, scope)
-        return lambda ctx: seq(ctx)[index(ctx)]
+
+        def item(ctx: Ctx) -> Any:
+            items, i = items_of(ctx, seq(ctx)), index(ctx)
+            return items[i] if isinstance(i, int) and 0 <= i < len(items) else None  # total
+
+        return item
 
     def _table_lookup(self, name: str, index: Fn, pos: s.Pos) -> Fn:
         rules = self.rules
@@ -187,7 +205,7 @@ class Compiler:
         inner = self.expr(node.operand, scope)
         if node.op == "not":
             return lambda ctx: not inner(ctx)
-        return lambda ctx: -inner(ctx)
+        return lambda ctx: None if (v := inner(ctx)) is None else -v
 
     def _e_Binary(self, node: s.Binary, scope: frozenset[str]) -> Fn:
         left = self.expr(node.left, scope)
@@ -197,6 +215,11 @@ class Compiler:
             return lambda ctx: bool(left(ctx)) and bool(right(ctx))
         if op == "or":
             return lambda ctx: bool(left(ctx)) or bool(right(ctx))
+        if op == "in" and isinstance(node.right, s.Name) and node.right.name == "window_players" \
+                and "window_players" not in scope:
+            # The window keeps its players as a bit mask: test the bit instead of building a list.
+            return lambda ctx: (w := ctx.st.window) is not None and (p := left(ctx)) is not None \
+                and bool(w.players >> p & 1)
         if op == "in":
             return lambda ctx: left(ctx) in items_of(ctx, right(ctx))
         if op in _ORDER:
@@ -207,6 +230,11 @@ class Compiler:
                 return a is not None and b is not None and cmp(a, b)
 
             return ordered
+        if op in ("==", "!=") and isinstance(node.right, s.Lit):
+            const = node.right.value
+            if op == "==":
+                return lambda ctx: left(ctx) == const
+            return lambda ctx: left(ctx) != const
         fn = _BINOPS[op]
         return lambda ctx: fn(left(ctx), right(ctx))
 

@@ -53,6 +53,7 @@ class CompiledMove:
     phases: frozenset[str] | None = None  # the phases a `phase == "..."` guard allows
     active_only: bool = False  # `by actor == active`
     needs_window: bool = False  # `require window_ref != none`
+    no_args: dict[str, None] = dataclasses.field(default_factory=dict)  # every argument unset
 
     @property
     def name(self) -> str:
@@ -93,11 +94,14 @@ class Engine:
         for m in self.rules.moves.values():
             self.moves[m.name] = self._compile_move(comp, m)
         self._unphased = [cm for cm in self.moves.values() if not cm.decl.is_ability and cm.phases is None]
+        # Per phase, the moves worth trying: those guarded by that phase, then the unguarded ones.
         self._by_phase: dict[str, list[CompiledMove]] = {}
         for cm in self.moves.values():
             for phase in cm.phases or ():
                 if not cm.decl.is_ability:
                     self._by_phase.setdefault(phase, []).append(cm)
+        for moves in self._by_phase.values():
+            moves.extend(self._unphased)
         for inv in self.rules.invariants.values():
             when = comp.expr(inv.when, frozenset()) if inv.when is not None else None
             self.invariant_fns[inv.ident] = (when, comp.expr(inv.holds, frozenset()))
@@ -119,7 +123,8 @@ class Engine:
         phases = next((ph for req in m.requires if (ph := _phase_guard(req.cond)) is not None), None)
         active_only = m.by is not None and _is_actor_active(m.by)
         needs_window = any(_is_window_guard(req.cond) for req in m.requires)
-        return CompiledMove(m, by, fixed, dependent, body, phases, active_only, needs_window)
+        return CompiledMove(m, by, fixed, dependent, body, phases, active_only, needs_window,
+                            dict.fromkeys(params))
 
     def _check_define_cycles(self) -> None:
         """Definitions may not call themselves, directly or not: expressions stay total."""
@@ -386,16 +391,20 @@ class Engine:
             ability, _, owner = st.pending[0]
             return [self.moves[ability]] if owner == player else []
         out = []
-        ctx = Ctx(st, {"actor": player, "source": None}, None, self)
-        active = st.active
-        for cm in self._by_phase.get(st.phase, []) + self._unphased:
-            if (cm.active_only and player != active) or (cm.needs_window and st.window is None):
+        ctx: Ctx | None = None
+        active, window = st.active, st.window
+        for cm in self._by_phase.get(st.phase, self._unphased):
+            if (cm.active_only and player != active) or (cm.needs_window and window is None):
                 continue
-            for p in cm.decl.params:
-                ctx.env[p.name] = None
+            if ctx is None:
+                ctx = Ctx(st, {"actor": player, "source": None}, None, self)
+            ctx.env.update(cm.no_args)
             if cm.by is not None and not cm.by(ctx):
                 continue
-            if all(fn(ctx) for fn, _ in cm.fixed_reqs):
+            for fn, _ in cm.fixed_reqs:
+                if not fn(ctx):
+                    break
+            else:
                 out.append(cm)
         return out
 

@@ -1,0 +1,111 @@
+"""The rules' expression language: side-effect free and total, evaluated on a concrete table."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from baobei.engine import Engine
+from baobei.errors import ScenarioError
+from baobei.expectations import compile_probe
+from baobei.scenario_parser import parse_scenario_text
+from baobei.scenario_setup import build_table
+from baobei.scenario_syntax import Table
+from baobei.state import State
+from baobei.syntax import Pos
+
+TABLE = """\
+scenario "expressions"
+table
+  players alice bob carol
+  alice: Spatz, _, Goldtukan
+  bob: Flamingo, Kranich
+  carol: Weisspelikan
+  draw: Amsel, Star
+  discard: Specht, Meise
+  active bob
+  set total[alice] = 7
+  set total[bob] = 3
+  set total[carol] = 3
+play
+"""
+
+HERE = Pos("test", 1, 1)
+
+
+@pytest.fixture
+def table(default_engine: Engine) -> State:
+    scenario = parse_scenario_text(TABLE, "expressions.scenario")
+    assert isinstance(scenario.setup, Table)
+    return build_table(default_engine, scenario.setup)
+
+
+def evaluate(eng: Engine, st: State, text: str) -> Any:
+    fn = compile_probe(eng, st, text, HERE)
+    return eng.evaluate(st, fn, {name: i for i, name in enumerate(st.names)})
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("1 + 2 * 3 - 4", 3),
+    ("(1 + 2) * 3", 9),
+    ("-(2 - 5)", 3),
+    ("7 // 2", 3),
+    ("7 % 3", 1),
+    ("7 // 0", 0),
+    ("7 % 0", 0),
+    ("none + 1", None),
+    ("-(held(alice))", None),
+    ("if 2 > 1 then 10 else 20", 10),
+    ("not (1 == 1) or 2 != 3", True),
+    ("none < 1", False),
+    ("round_value(alice)", -4),
+    ("round_value(carol)", 7),
+    ("sum c in cards(bob): value(c)", 23),
+    ("count p in players: round_value(p) > 0", 2),
+    ("all p in players: size(cards(p)) > 0", True),
+    ("any p in players: round_value(p) < 0", True),
+    ("most p in players: total[p]", 7),
+    ("least p in players: total[p]", 3),
+    ("size(free_slots(alice))", 1),
+    ("least c in free_slots(bob): 1", None),
+    ("first p in seats_after(active) where total[p] == 3", 2),
+    ("[p in players where total[p] == 3]", [1, 2]),
+    ("others(alice)", [1, 2]),
+    ("others(alice)[9]", None),
+    ("size(discard_pile)", 2),
+    ("count c in discard_pile: value(c) == 6", 1),
+    ("hand_size[player_count]", 4),
+    ("value(card_at(slot(alice, 2)))", 0),
+    ("occupied(slot(alice, 2))", False),
+    ("matches(card_at(slot(alice, 3)), card_at(slot(bob, 1)))", False),
+    ("family(card_at(slot(alice, 3)))", "Tukan"),
+    ("bob in players and active == bob", True),
+])
+def test_expression_values(default_engine: Engine, table: State, text: str, expected: Any) -> None:
+    assert evaluate(default_engine, table, text) == expected
+
+
+def test_evaluation_changes_nothing(default_engine: Engine, table: State) -> None:
+    def snapshot() -> Any:
+        return copy.deepcopy((table.tableaux, table.draw, table.discard, table.known, table.vars, table.pvars))
+
+    before = snapshot()
+    probes = ("all p in players: round_value(p) > 0", "[p in players where total[p] > 0]",
+              "first p in players where true", "count c in discard_pile: value(c) > 0")
+    for text in probes:
+        evaluate(default_engine, table, text)
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("round_value()", "takes 1 argument"),
+    ("no_such_thing + 1", "unknown name 'no_such_thing'"),
+    ("nofunc(alice)", "unknown function 'nofunc'"),
+    ("total", "one value per player"),
+    ("1 +", "bad expression"),
+])
+def test_bad_expressions_are_positioned_errors(default_engine: Engine, table: State, text: str, message: str) -> None:
+    with pytest.raises(ScenarioError, match=message) as err:
+        compile_probe(default_engine, table, text, HERE)
+    assert str(err.value).startswith("test:1:1")

@@ -16,6 +16,8 @@ class Pos:
     column: int
 
     def __str__(self) -> str:
+        if not self.line:
+            return self.file  # an error about the whole file (missing, unreadable, empty)
         return f"{self.file}:{self.line}:{self.column}"
 
 

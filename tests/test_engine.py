@@ -16,7 +16,7 @@ from baobei.errors import IllegalMove, Rejection
 from baobei.state import State
 from baobei.syntax import Citation
 
-PHASES = {"peek", "turn", "drawn", "discarded", "turn_end", "round_over", "match_over"}
+PHASES = {"peek", "turn", "drawn", "discarded", "turn_end", "round_over", "decision_due", "match_over"}
 MOVE_CAP = 5000  # a generous bound per match: even the patient policy ends a match in about a thousand moves
 
 
@@ -309,7 +309,7 @@ def test_movers_include_out_of_turn_pluckers_after_a_discard(default_engine: Eng
 
 def check_consistency(eng: Engine, st: State, card_count: int) -> None:
     assert sorted(st.all_places()) == list(range(card_count)), "a card was lost or duplicated"
-    assert st.phase in PHASES
+    assert st.phase in PHASES and st.phase in eng.phases
     holders = [p for p, c in enumerate(st.hands) if c is not None]
     assert holders == ([st.active] if st.phase == "drawn" else []), (st.phase, holders)
     w = st.window
@@ -321,7 +321,7 @@ def check_consistency(eng: Engine, st: State, card_count: int) -> None:
         assert w.kind in ("own_draw", "discard")
         if w.kind == "discard":
             assert st.phase == "discarded"
-            assert w.players == st.everyone & ~(1 << st.active)
+            assert w.players == st.in_round & ~(1 << st.active)
         else:
             assert w.players == 1 << st.active
             assert st.phase == ("turn_end" if w.used else "drawn")

@@ -43,10 +43,11 @@ class CardFacts:
 
 
 def seats_from(st: State, p: int | None) -> list[int]:
+    """The seats of this round in seating order, starting at p (or at the next seat of the round after p)."""
     if p is None:
         return []
     n = len(st.names)
-    return [(p + i) % n for i in range(n)]
+    return [q for q in ((p + i) % n for i in range(n)) if st.in_round >> q & 1]
 
 
 def _size(st: State, x: Any) -> int:
@@ -110,9 +111,9 @@ def make_functions(facts: CardFacts) -> dict[str, tuple[int, Callable[..., Any]]
         "top": (1, _top),
         "held": (1, _opt(lambda st, p: st.hands[p])),
         "hand": (1, _opt(lambda st, p: HandLoc(p))),
-        "others": (1, _opt(lambda st, p: seats_from(st, p)[1:], [])),
+        "others": (1, _opt(lambda st, p: [q for q in seats_from(st, p) if q != p], [])),
         "seats_from": (1, seats_from),
-        "seats_after": (1, lambda st, p: seats_from(st, p)[1:]),
+        "seats_after": (1, lambda st, p: [q for q in seats_from(st, p) if q != p]),
         "knows": (2, lambda st, p, c: st.knows(p, c) if p is not None else False),
         "moved": (1, _opt(lambda st, c: c in st.moved, False)),
         # How many places hold card c: 1 whenever the rules kept every card in exactly one place.
@@ -136,9 +137,9 @@ def _window_attr(name: str) -> Callable[[State], Any]:
 
 
 GLOBALS: dict[str, Callable[[State], Any]] = {
-    "players": lambda st: list(range(len(st.names))),
+    "players": lambda st: st.seated(),
     "deck": lambda st: list(range(len(st.known))),  # every card of the deck, in play or not
-    "player_count": lambda st: len(st.names),
+    "player_count": lambda st: len(st.seats),
     "active": lambda st: st.active,
     "phase": lambda st: st.phase,
     "round": lambda st: st.round,

@@ -220,6 +220,8 @@ class Compiler:
             # The window keeps its players as a bit mask: test the bit instead of building a list.
             return lambda ctx: (w := ctx.st.window) is not None and (p := left(ctx)) is not None \
                 and bool(w.players >> p & 1)
+        if op == "in" and isinstance(node.right, s.Name) and node.right.name == "players" and "players" not in scope:
+            return lambda ctx: (p := left(ctx)) is not None and bool(ctx.st.in_round >> p & 1)
         if op == "in":
             return lambda ctx: left(ctx) in items_of(ctx, right(ctx))
         if op in _ORDER:
@@ -374,7 +376,10 @@ class Compiler:
 
     def _s_StartRound(self, node: s.StartRound, scope: frozenset[str], origin: Origin) -> tuple[Proc, frozenset[str]]:
         eng = self.eng
-        return (lambda ctx: eng.start_round(ctx.st, ctx.log)), scope
+        players = self.expr(node.players, scope) if node.players is not None else None
+        if players is None:
+            return (lambda ctx: eng.start_round(ctx.st, ctx.log)), scope
+        return (lambda ctx: eng.start_round(ctx.st, ctx.log, list(items_of(ctx, players(ctx))))), scope
 
     def _s_Pick(self, node: s.Pick, scope: frozenset[str], origin: Origin) -> tuple[Proc, frozenset[str]]:
         domain = self.expr(node.domain, scope)

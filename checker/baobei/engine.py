@@ -206,7 +206,11 @@ class Engine:
         self.start_round(st, events)
         return st, events or []
 
-    def start_round(self, st: State, log: list[Event] | None) -> None:
+    def start_round(self, st: State, log: list[Event] | None, players: list[int] | None = None) -> None:
+        """A new round among `players` (every seat when None)."""
+        st.seat_round(list(range(len(st.names))) if players is None else players)
+        if not st.in_round:
+            raise EngineError("a round needs at least one player")
         st.round += 1
         ctx = Ctx(st, {"actor": None}, log, self)
         for v in self.rules.variables.values():
@@ -220,7 +224,8 @@ class Engine:
         st.window = None
         st.pending.clear()
         if log is not None:
-            log.append(Event("round", self.rules.hooks["round_start"].cite, f"round {st.round} begins"))
+            among = "" if players is None else " among " + ", ".join(st.names[p] for p in st.seated())
+            log.append(Event("round", self.rules.hooks["round_start"].cite, f"round {st.round} begins{among}"))
         self.run_hook("round_start", ctx, ())
         self._settle(st, log)
 

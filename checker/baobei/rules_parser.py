@@ -292,8 +292,8 @@ class RulesBuilder(Transformer[Token, Any]):
     def s_start_turn(self, meta: Any, player: s.Expr) -> s.Stmt:
         return s.StartTurn(self._p(meta), player)
 
-    def s_start_round(self, meta: Any) -> s.Stmt:
-        return s.StartRound(self._p(meta))
+    def s_start_round(self, meta: Any, players: s.Expr | None) -> s.Stmt:
+        return s.StartRound(self._p(meta), players)
 
     def args(self, meta: Any, *items: s.Expr | None) -> tuple[s.Expr, ...]:
         return tuple(i for i in items if i is not None)

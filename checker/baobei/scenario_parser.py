@@ -82,7 +82,7 @@ class ScenarioBuilder(Transformer[Token, Any]):
 
     def table(self, meta: Any, *lines: tuple[str, Any]) -> sc.Table:
         parts: dict[str, list[Any]] = {k: [] for k in ("players", "tableau", "pile", "active", "phase",
-                                                         "seed", "knows", "holds", "set")}
+                                                         "seed", "knows", "holds", "set", "among")}
         for key, value in lines:
             parts[key].append(value)
         players = tuple(p for group in parts["players"] for p in group)
@@ -90,7 +90,8 @@ class ScenarioBuilder(Transformer[Token, Any]):
                         parts["active"][-1] if parts["active"] else None,
                         parts["phase"][-1] if parts["phase"] else None,
                         parts["seed"][-1] if parts["seed"] else 0,
-                        tuple(parts["knows"]), tuple(parts["holds"]), tuple(parts["set"]))
+                        tuple(parts["knows"]), tuple(parts["holds"]), tuple(parts["set"]),
+                        parts["among"][-1] if parts["among"] else None)
 
     def t_players(self, meta: Any, *names: Token) -> tuple[str, Any]:
         return ("players", [str(n) for n in names])
@@ -105,6 +106,9 @@ class ScenarioBuilder(Transformer[Token, Any]):
         if any(c is None for c in cards):
             raise ScenarioError(self._p(meta), "a pile has no free slots: '_' is allowed in tableaux only")
         return ("pile", (str(pile), cards, self._p(meta)))
+
+    def t_among(self, meta: Any, *names: Token) -> tuple[str, Any]:
+        return ("among", (tuple(str(n) for n in names), self._p(meta)))
 
     def t_active(self, meta: Any, name: Token) -> tuple[str, Any]:
         return ("active", (str(name), self._tp(name)))

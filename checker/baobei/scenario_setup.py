@@ -60,7 +60,10 @@ def build_table(eng: Engine, table: sc.Table) -> State:
     pool = CardPool(eng)
     _place_cards(eng, st, table, pool)
     st.box = pool.rest()
-    st.active = player_index(st, table.active[0], table.active[1]) if table.active else 0
+    if table.among is not None:
+        names, pos = table.among
+        st.seat_round([player_index(st, name, pos) for name in names])
+    st.active = player_index(st, table.active[0], table.active[1]) if table.active else st.seats[0]
     for name, places, pos in table.knows:
         p = player_index(st, name, pos)
         for place in places:

@@ -48,6 +48,7 @@ class Table:
     knows: tuple[tuple[str, tuple[Place, ...], Pos], ...]
     holds: tuple[tuple[str, str, Pos], ...]
     sets: tuple[tuple[str, str | None, Value, Pos], ...]
+    among: tuple[tuple[str, ...], Pos] | None = None  # the players of this round, when not all
 
 
 @dataclass(frozen=True)

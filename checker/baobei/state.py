@@ -59,6 +59,7 @@ class State:
         "discard",
         "draw",
         "hands",
+        "in_round",
         "known",
         "moved",
         "names",
@@ -67,6 +68,7 @@ class State:
         "pvars",
         "rng",
         "round",
+        "seats",
         "tableaux",
         "turn",
         "under",
@@ -93,10 +95,20 @@ class State:
         self.moved: set[Card] = set()  # cards moved by abilities during this turn
         self.rng = random.Random(seed)
         self.box: list[Card] = list(range(n_cards))  # cards out of play (not dealt in a scenario)
+        self.in_round = (1 << len(names)) - 1  # bit mask of the seats taking part in this round
+        self.seats = list(range(len(names)))  # the same seats as a list, in seating order
 
     @property
     def player_count(self) -> int:
         return len(self.names)
+
+    def seated(self) -> list[Player]:
+        """The seats taking part in this round, in seating order (all but in a round among a few)."""
+        return list(self.seats)
+
+    def seat_round(self, players: list[Player]) -> None:
+        self.in_round = sum(1 << p for p in set(players))
+        self.seats = [p for p in range(len(self.names)) if self.in_round >> p & 1]
 
     @property
     def everyone(self) -> int:
@@ -123,6 +135,8 @@ class State:
         new.rng = random.Random()
         new.rng.setstate(self.rng.getstate())
         new.box = list(self.box)
+        new.in_round = self.in_round
+        new.seats = list(self.seats)
         return new
 
     # ------------------------------------------------------------ queries

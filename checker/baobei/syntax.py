@@ -215,7 +215,9 @@ class StartTurn(Stmt):
 
 @dataclass(frozen=True)
 class StartRound(Stmt):
-    pass
+    """A new round; `with` names the players taking part (all when absent)."""
+
+    players: Expr | None = None
 
 
 @dataclass(frozen=True)

@@ -248,6 +248,9 @@ class RuleProver:
             return self.player(label, may_be_none)
         if vtype == "card":
             return self.card(label, None, m)
+        if vtype == "list":
+            # A declared list (of players, say a routine's `leaders: list`): any subset of the seats.
+            return TList(tuple((self.player(label, False), fresh_bool(label + "_in")) for _ in range(self.n)))
         return TOther(vtype)
 
     # ------------------------------------------------------------ expressions
@@ -529,6 +532,8 @@ def _fits(formal: str, got: TVal) -> bool:
         return isinstance(got, TPlayer)
     if formal == "card":
         return isinstance(got, TCard)
+    if formal == "list":
+        return isinstance(got, TList)
     return isinstance(got, TOther) and got.kind == formal
 
 

@@ -112,8 +112,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     eng = engine_for(_rules_dir(args))
     stats = bench(eng, args.players, args.rounds, args.seed)
-    print(f"{args.players} players, seed {args.seed}: {stats.rounds} rounds, {stats.moves} moves "
-          f"in {stats.seconds:.2f}s" + (f" ({stats.capped} rounds capped)" if stats.capped else ""))
+    print(f"{args.players} players, seed {args.seed}: {stats.rounds} rounds ({stats.matches} whole matches), "
+          f"{stats.moves} moves in {stats.seconds:.2f}s" + (f" ({stats.capped} rounds capped)" if stats.capped else ""))
     print(f"{stats.moves_per_second:,.0f} moves/s, {stats.rounds_per_second:,.1f} rounds/s")
     return EXIT_OK
 

@@ -493,8 +493,12 @@ def _phase_names(rules: Ruleset) -> frozenset[str]:
     stack: list[object] = [d for f in rules.files for d in f.decls]
     while stack:
         node = stack.pop()
-        if isinstance(node, s.SetVar) and node.name == "phase" and isinstance(node.value, s.Lit):
-            found.add(str(node.value.value))
+        if isinstance(node, s.SetVar) and node.name == "phase":
+            value = node.value
+            if isinstance(value, s.Name) and value.name in rules.defines:
+                value = rules.defines[value.name].body  # a named phase, like the one a turn begins in
+            if isinstance(value, s.Lit):
+                found.add(str(value.value))
         if isinstance(node, s.Binary) and isinstance(node.left, s.Name) and node.left.name == "phase" \
                 and isinstance(node.right, s.Lit) and isinstance(node.right.value, str):
             found.add(node.right.value)

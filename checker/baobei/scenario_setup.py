@@ -47,6 +47,20 @@ def check_phase(eng: Engine, phase: str, pos: Pos) -> None:
         raise ScenarioError(pos, f"unknown phase {phase!r}; the rules use: {', '.join(sorted(eng.phases))}")
 
 
+# The name under which the rules declare the phase a turn begins in (a contract, like the hooks).
+TURN_START = "turn_start_phase"
+
+
+def table_phase(eng: Engine, st: State, table: sc.Table) -> str:
+    """The table's phase as written, else the phase in which the rules begin a turn."""
+    if table.phase is not None:
+        check_phase(eng, table.phase, table.pos)
+        return table.phase
+    if TURN_START not in eng.rules.defines:
+        raise ScenarioError(table.pos, f"the table names no phase and the rules define no {TURN_START}")
+    return str(eng.define_value(st, TURN_START))
+
+
 def build_table(eng: Engine, table: sc.Table) -> State:
     if not table.players:
         raise ScenarioError(table.pos, "the table names no players (players NAME NAME ...)")
@@ -54,9 +68,7 @@ def build_table(eng: Engine, table: sc.Table) -> State:
         st = eng.blank_state(list(table.players), table.seed)
     except BaoError as err:
         raise ScenarioError(table.pos, str(err)) from None
-    if table.phase is not None:
-        check_phase(eng, table.phase, table.pos)
-    st.round, st.turn, st.phase = 1, 1, table.phase or "turn"
+    st.round, st.turn, st.phase = 1, 1, table_phase(eng, st, table)
     pool = CardPool(eng)
     _place_cards(eng, st, table, pool)
     st.box = pool.rest()

@@ -1,4 +1,8 @@
-"""Seeded random legal play: whole rounds, out-of-turn moves included (for the benchmark and fuzzing)."""
+"""Seeded random legal play: whole rounds and matches, out-of-turn moves included.
+
+The simulator knows no phase or move of the rules: a round is over when the
+engine starts the next one, and the match is over when nobody may act.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +13,13 @@ from dataclasses import dataclass
 from .engine import Engine
 from .state import State
 
-# Phases in which a round has ended (the rules name them; the simulator only watches for them).
-ROUND_OVER_PHASES = ("round_over", "match_over")
-
 
 @dataclass
 class PlayStats:
     moves: int = 0
     rounds: int = 0
-    capped: int = 0
+    capped: int = 0  # rounds cut off by the move cap: a finding about the rules (D9), not an error
+    matches: int = 0
     seconds: float = 0.0
 
     @property
@@ -29,18 +31,24 @@ class PlayStats:
         return self.rounds / self.seconds if self.seconds else 0.0
 
 
-def play_round(eng: Engine, st: State, rng: random.Random, cap: int, stats: PlayStats) -> None:
-    """Random legal moves until the round is over (or `cap` moves: a finding, not an error, D9)."""
-    for _ in range(cap):
-        if st.phase in ROUND_OVER_PHASES:
-            stats.rounds += 1
-            return
+def play_match(eng: Engine, st: State, rng: random.Random, cap: int, stats: PlayStats, rounds: int) -> None:
+    """Random legal moves until the match ends, `rounds` rounds are done, or a round hits `cap` moves."""
+    current, in_round = st.round, 0
+    while stats.rounds + stats.capped < rounds:
         move = eng.random_move(st, rng)
-        if move is None:
-            raise RuntimeError(f"no legal move in phase {st.phase!r}: the rules leave the game stuck")
+        if move is None:  # nobody may act: the match is over
+            stats.rounds += 1
+            stats.matches += 1
+            return
         eng.push(st, move, log=False)
         stats.moves += 1
-    stats.capped += 1
+        in_round += 1
+        if st.round != current:
+            stats.rounds += 1
+            current, in_round = st.round, 0
+        elif in_round >= cap:
+            stats.capped += 1
+            return
 
 
 def bench(eng: Engine, players: int, rounds: int, seed: int, cap: int = 5000) -> PlayStats:
@@ -52,10 +60,6 @@ def bench(eng: Engine, players: int, rounds: int, seed: int, cap: int = 5000) ->
     while stats.rounds + stats.capped < rounds:
         st, _ = eng.new_match(names, seed + game, log=False)
         game += 1
-        while stats.rounds + stats.capped < rounds:
-            play_round(eng, st, rng, cap, stats)
-            if st.phase != "round_over":
-                break
-            eng.start_round(st, None)
+        play_match(eng, st, rng, cap, stats, rounds)
     stats.seconds = time.perf_counter() - start
     return stats

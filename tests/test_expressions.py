@@ -42,7 +42,7 @@ def table(default_engine: Engine) -> State:
 
 
 def evaluate(eng: Engine, st: State, text: str) -> Any:
-    fn = compile_probe(eng, st, text, HERE)
+    fn, _ = compile_probe(eng, st, text, HERE)
     return eng.evaluate(st, fn, {name: i for i, name in enumerate(st.names)})
 
 

@@ -157,5 +157,27 @@ def _constant(value: PileLoc) -> Callable[[State], Any]:
 
 GLOBALS.update({name: _constant(pile) for name, pile in PILES.items()})
 
+# The kind of value each builtin gives (for reading a value back as a player, a card, a number ...).
+RESULT_KINDS: dict[str, str] = {
+    "value": "int", "family": "str", "species": "str", "has_ability": "bool", "card_at": "card",
+    "owner": "player", "slot_no": "int", "occupied": "bool", "slot": "slot", "cards": "list card",
+    "slots": "list slot", "free_slots": "list slot", "free_slot": "slot", "size": "int", "top": "card",
+    "held": "card", "others": "list player", "seats_from": "list player", "seats_after": "list player",
+    "knows": "bool", "places": "int", "max": "int", "min": "int", "abs": "int",
+    "players": "list player", "deck": "list card", "player_count": "int", "active": "player", "phase": "str",
+    "round": "int", "turn": "int", "window_ref": "card", "window_kind": "str", "window_used": "bool",
+    "window_players": "list player",
+}
+
+# The kinds of the arguments of builtins whose arguments have one kind.
+ARG_KINDS: dict[str, tuple[str, ...]] = {
+    "value": ("card",), "family": ("card",), "species": ("card",), "has_ability": ("card",),
+    "places": ("card",), "card_at": ("slot",), "owner": ("slot",), "slot_no": ("slot",),
+    "occupied": ("slot",), "slot": ("player", "int"), "cards": ("player",), "slots": ("player",),
+    "free_slots": ("player",), "free_slot": ("player", "slot"), "held": ("player",), "hand": ("player",),
+    "others": ("player",), "seats_from": ("player",), "seats_after": ("player",), "knows": ("player", "card"),
+    "max": ("int", "int"), "min": ("int", "int"), "abs": ("int",),
+}
+
 # Sources a `shuffle ... into draw_pile` may gather.
 SHUFFLE_SOURCES = ("all_cards", "discard_below_top", "discard_pile", "under_pile", "draw_pile")

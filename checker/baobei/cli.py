@@ -31,9 +31,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     for f in files:
         try:
             result = run_scenario(parse_scenario_file(f), eng)
-        except SourceError as err:
+        except BaoError as err:
+            # A malformed scenario, or rules that fail on it: report it and go on with the others.
             bad += 1
-            print(f"ERROR {err}", file=sys.stderr)
+            prefix = "" if isinstance(err, SourceError) else f"{f}: "
+            print(f"ERROR {prefix}{err}", file=sys.stderr)
             continue
         if result.passed:
             passed += 1

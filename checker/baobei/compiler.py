@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import syntax as s
-from .builtins import GLOBALS, SHUFFLE_SOURCES, pile_list
+from .builtins import ARG_KINDS, GLOBALS, SHUFFLE_SOURCES, pile_list
 from .errors import EngineError, RulesError
+from .kinds import compatible, kind_of
 from .state import PileLoc
 
 if TYPE_CHECKING:
@@ -108,6 +109,8 @@ class Compiler:
         self.eng = eng
         self.rules = eng.rules
         self.functions = eng.functions
+        # Kinds of the names bound while compiling one declaration (its parameters), for kind checks.
+        self.kinds: dict[str, str] = {}
 
     # ------------------------------------------------------------ expressions
     def expr(self, node: s.Expr, scope: frozenset[str]) -> Fn:
@@ -163,13 +166,15 @@ class Compiler:
         arity, impl = self.functions[node.func]
         if arity != len(args):
             raise RulesError(node.pos, f"{node.func!r} takes {arity} argument(s), got {len(args)}")
-        if arity == 1:
-            (a,) = args
-            return lambda ctx: impl(ctx.st, a(ctx))
-        if arity == 2:
-            a, b = args
-            return lambda ctx: impl(ctx.st, a(ctx), b(ctx))
-        return lambda ctx: impl(ctx.st, *(f(ctx) for f in args))
+        self._check_kinds(node)
+        return _guarded_call(impl, args, node.func, node.pos)
+
+    def _check_kinds(self, node: s.Call) -> None:
+        """A builtin given a player where it reads a card (say) is a rules error, found at load."""
+        for i, (wanted, arg) in enumerate(zip(ARG_KINDS.get(node.func, ()), node.args, strict=False), 1):
+            got = kind_of(self.rules, arg, self.kinds)
+            if not compatible(wanted, got):
+                raise RulesError(arg.pos, f"argument {i} of {node.func!r} is a {wanted}; this is a {got}")
 
     def _e_Index(self, node: s.Index, scope: frozenset[str]) -> Fn:
         index = self.expr(node.index, scope)
@@ -192,14 +197,8 @@ class Compiler:
     def _table_lookup(self, name: str, index: Fn, pos: s.Pos) -> Fn:
         rules = self.rules
 
-        def lookup(ctx: Ctx) -> Any:
-            key = index(ctx)
-            value = rules.table_value(name, key)
-            if value is None:
-                raise EngineError(f"{pos}: table {name!r} has no row for {key}")
-            return value
-
-        return lookup
+        # Total: a missing row is none (a match refuses to start without the rows it needs).
+        return lambda ctx: rules.table_value(name, index(ctx))
 
     def _e_Unary(self, node: s.Unary, scope: frozenset[str]) -> Fn:
         inner = self.expr(node.operand, scope)
@@ -444,6 +443,50 @@ class Compiler:
                 other(ctx)
 
         return branch, scope
+
+
+_WRONG_KIND = (TypeError, IndexError, KeyError, AttributeError, ValueError)
+
+
+def _wrong_kind(func: str, pos: s.Pos, values: tuple[Any, ...]) -> EngineError:
+    shown = ", ".join(repr(v) for v in values)
+    return EngineError(f"{pos}: {func}({shown}): an argument is of the wrong kind")
+
+
+def _guarded_call(impl: Callable[..., Any], args: tuple[Fn, ...], func: str, pos: s.Pos) -> Fn:
+    """A builtin call; a value of the wrong kind (a number where a slot belongs) becomes a
+    positioned rules error instead of a Python crash. (A `try` costs nothing until it fires.)"""
+    if len(args) == 1:
+        (a,) = args
+
+        def call1(ctx: Ctx) -> Any:
+            x = a(ctx)
+            try:
+                return impl(ctx.st, x)
+            except _WRONG_KIND:
+                raise _wrong_kind(func, pos, (x,)) from None
+
+        return call1
+    if len(args) == 2:
+        a, b = args
+
+        def call2(ctx: Ctx) -> Any:
+            x, y = a(ctx), b(ctx)
+            try:
+                return impl(ctx.st, x, y)
+            except _WRONG_KIND:
+                raise _wrong_kind(func, pos, (x, y)) from None
+
+        return call2
+
+    def call(ctx: Ctx) -> Any:
+        values = tuple(f(ctx) for f in args)
+        try:
+            return impl(ctx.st, *values)
+        except _WRONG_KIND:
+            raise _wrong_kind(func, pos, values) from None
+
+    return call
 
 
 def items_of(ctx: Ctx, value: Any) -> Any:

@@ -19,6 +19,8 @@ from . import syntax as s
 from .builtins import CardFacts, make_functions
 from .compiler import Compiler, Ctx, Event, Fn, Origin, Proc, free_names
 from .errors import BaoError, EngineError, IllegalMove, Rejection
+from .kinds import ENGINE_NAMES
+from .kinds import PARAM_KINDS as KIND_OF_PARAM
 from .model import Ruleset
 from .ops import Ops
 from .state import HandLoc, State
@@ -81,18 +83,25 @@ class Engine:
     def _compile(self) -> None:
         comp = Compiler(self)
         self._check_define_cycles()
+        self._check_routine_cycles()
         for d in self.rules.defines.values():
+            comp.kinds = _formal_kinds(d.formals or ())
             self.define_fns[d.name] = comp.expr(d.body, frozenset(f.name for f in d.formals or ()))
+        comp.kinds = {}
         for v in self.rules.variables.values():
             self.var_inits[v.name] = comp.expr(v.init, frozenset())
         for r in self.rules.routines.values():
             scope = frozenset(f.name for f in r.formals) | {"actor"}
+            comp.kinds = {**ENGINE_NAMES, **_formal_kinds(r.formals)}
             self.routine_procs[r.name] = comp.block(r.body, scope, Origin(r.name, r.cite))
         for h in self.rules.hooks.values():
             scope = frozenset(f.name for f in h.formals) | {"actor"}
+            comp.kinds = {**ENGINE_NAMES, **_formal_kinds(h.formals)}
             self.hook_procs[h.name] = comp.block(h.body, scope, Origin(f"on {h.name}", h.cite))
         for m in self.rules.moves.values():
+            comp.kinds = {**ENGINE_NAMES, **{p.name: KIND_OF_PARAM[p.kind] for p in m.params}}
             self.moves[m.name] = self._compile_move(comp, m)
+        comp.kinds = {}
         self._unphased = [cm for cm in self.moves.values() if not cm.decl.is_ability and cm.phases is None]
         # Per phase, the moves worth trying: those guarded by that phase, then the unguarded ones.
         self._by_phase: dict[str, list[CompiledMove]] = {}
@@ -146,6 +155,27 @@ class Engine:
             state[name] = 2
 
         for name in defines:
+            visit(name, [])
+
+    def _check_routine_cycles(self) -> None:
+        """A routine may not run itself, directly or not: every move's effect ends."""
+        routines = self.rules.routines
+        graph = {name: _runs(r.body) for name, r in routines.items()}
+        done: set[str] = set()
+
+        def visit(name: str, path: list[str]) -> None:
+            if name in path:
+                from .errors import RulesError
+                raise RulesError(routines[name].pos, "routines run each other in a cycle: "
+                                 + " -> ".join([*path[path.index(name):], name]))
+            if name in done:
+                return
+            for called in graph[name]:
+                if called in routines:
+                    visit(called, [*path, name])
+            done.add(name)
+
+        for name in routines:
             visit(name, [])
 
     # ------------------------------------------------------------ labels
@@ -357,10 +387,11 @@ class Engine:
         while st.pending:
             ability, card, owner = st.pending[0]
             cm = self.moves[ability]
-            if cm.decl.params and self._first_legal(st, owner, cm) is not None:
+            possible = self._fixed_guards_hold(st, cm, owner)
+            if possible and cm.decl.params and self._first_legal(st, owner, cm) is not None:
                 return
             st.pending.pop(0)
-            if cm.decl.params:
+            if not possible or cm.decl.params:
                 if log is not None:
                     log.append(Event(ability, cm.decl.cite, f"the ability '{ability}' of {self.facts.label(card)} "
                                      "has no legal choice and has no effect"))
@@ -394,7 +425,8 @@ class Engine:
         """Moves whose player-level guards hold (before choosing arguments)."""
         if st.pending:
             ability, _, owner = st.pending[0]
-            return [self.moves[ability]] if owner == player else []
+            cm = self.moves[ability]
+            return [cm] if owner == player and self._fixed_guards_hold(st, cm, player) else []
         out = []
         ctx: Ctx | None = None
         active, window = st.active, st.window
@@ -412,6 +444,13 @@ class Engine:
             else:
                 out.append(cm)
         return out
+
+    def _fixed_guards_hold(self, st: State, cm: CompiledMove, player: int) -> bool:
+        """The guards of a move that read no argument (its `by` included)."""
+        env: dict[str, Any] = {"actor": player, "source": st.pending[0][1] if cm.decl.is_ability else None}
+        env.update(cm.no_args)
+        ctx = Ctx(st, env, None, self)
+        return (cm.by is None or bool(cm.by(ctx))) and all(fn(ctx) for fn, _ in cm.fixed_reqs)
 
     def _legal_with(self, st: State, cm: CompiledMove, player: int, values: tuple[Any, ...]) -> bool:
         env: dict[str, Any] = {"actor": player, "source": st.pending[0][1] if cm.decl.is_ability else None}
@@ -517,6 +556,25 @@ def _is_window_guard(cond: s.Expr) -> bool:
 def _is_actor_active(cond: s.Expr) -> bool:
     return (isinstance(cond, s.Binary) and cond.op == "==" and isinstance(cond.left, s.Name)
             and isinstance(cond.right, s.Name) and {cond.left.name, cond.right.name} == {"actor", "active"})
+
+
+def _formal_kinds(formals: tuple[s.Formal, ...]) -> dict[str, str]:
+    return {f.name: f.type for f in formals if f.type != "list"}
+
+
+def _runs(body: tuple[s.Stmt, ...]) -> set[str]:
+    """Routines a block runs, in any branch or loop."""
+    out: set[str] = set()
+    stack: list[s.Stmt] = list(body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, s.Run):
+            out.add(stmt.routine)
+        elif isinstance(stmt, s.IfStmt):
+            stack.extend(stmt.then + stmt.other)
+        elif isinstance(stmt, (s.ForEach, s.Repeat)):
+            stack.extend(stmt.body)
+    return out
 
 
 def _called(expr: s.Expr) -> set[str]:

@@ -14,6 +14,7 @@ from . import scenario_syntax as sc
 from .compiler import Compiler
 from .engine import Engine
 from .errors import BaoError, ScenarioError
+from .kinds import kind_of
 from .rules_parser import RulesBuilder, build, grammar
 from .scenario_setup import card_at_place, check_phase, convert, player_index
 from .state import State
@@ -159,9 +160,9 @@ def _x_no_pending(eng: Engine, st: State) -> str | None:
 
 
 def _x_value(eng: Engine, st: State, text: str, want: sc.Value, pos: Pos) -> str | None:
-    fn = compile_probe(eng, st, text, pos)
+    fn, kind = compile_probe(eng, st, text, pos)
     got = eng.evaluate(st, fn, {n: i for i, n in enumerate(st.names)})
-    return _compare(eng, st, f'"{text}"', got, want)
+    return _compare(eng, st, f'"{text}"', got, want, kind)
 
 
 def _x_var(eng: Engine, st: State, name: str, index: str | None, want: sc.Value) -> str | None:
@@ -172,17 +173,15 @@ def _x_var(eng: Engine, st: State, name: str, index: str | None, want: sc.Value)
         raise ScenarioError(want.pos, f"{name!r} is {'per player' if var.per_player else 'a single value'}")
     got = st.pvars[name][player_index(st, index, want.pos)] if index is not None else st.vars[name]
     label = f"{name}[{index}]" if index is not None else name
-    return _compare(eng, st, label, got, want)
+    return _compare(eng, st, label, got, want, var.type)
 
 
-def _compare(eng: Engine, st: State, label: str, got: Any, want: sc.Value) -> str | None:
+def _compare(eng: Engine, st: State, label: str, got: Any, want: sc.Value, kind: str | None) -> str | None:
+    """Compare a value of the given kind (player, card, int, list player ...; None if unknown)."""
     if want.kind == "list":
-        return _compare_list(eng, st, label, got, want)
+        return _compare_list(eng, st, label, got, want, kind)
     if want.kind == "name" and isinstance(got, int) and not isinstance(got, bool):
-        if want.data in st.names:
-            shown = st.names[got]
-        else:
-            shown = eng.facts.species[got] if 0 <= got < len(eng.facts) else str(got)
+        shown = _name_of(eng, st, got, kind, want.data)
         ok = shown == want.data
     elif want.kind == "slot":
         ok = got == convert(eng, st, want, "slot")
@@ -193,13 +192,25 @@ def _compare(eng: Engine, st: State, label: str, got: Any, want: sc.Value) -> st
     return None if ok else f"expected {label} = {want}, actual {shown}"
 
 
-def _compare_list(eng: Engine, st: State, label: str, got: Any, want: sc.Value) -> str | None:
+def _name_of(eng: Engine, st: State, value: int, kind: str | None, wanted: str) -> str:
+    """A number read back as the kind of thing it is: a player's name or a card's species."""
+    if kind is None:  # unknown: read it as what the expected name is, if it can be one
+        kind = "player" if wanted in st.names else "card" if wanted in eng.rules.species else "int"
+    if kind == "player" and 0 <= value < len(st.names):
+        return st.names[value]
+    if kind == "card" and 0 <= value < len(eng.facts):
+        return eng.facts.species[value]
+    return str(value)
+
+
+def _compare_list(eng: Engine, st: State, label: str, got: Any, want: sc.Value, kind: str | None) -> str | None:
     """Lists compare item by item, in order."""
+    item_kind = kind.removeprefix("list ") if kind and kind.startswith("list ") else None
     items = list(got) if isinstance(got, (list, tuple)) and not _is_slot(got) else None
     if items is not None and len(items) == len(want.data) and all(
-            _compare(eng, st, label, g, w) is None for g, w in zip(items, want.data, strict=True)):
+            _compare(eng, st, label, g, w, item_kind) is None for g, w in zip(items, want.data, strict=True)):
         return None
-    players = any(w.kind == "name" and w.data in st.names for w in want.data)
+    players = item_kind == "player" or any(w.kind == "name" and w.data in st.names for w in want.data)
     shown = "[" + ", ".join(_show(eng, st, g, players) for g in items) + "]" if items is not None \
         else _show(eng, st, got, players)
     return f"expected {label} = {want}, actual {shown}"
@@ -215,8 +226,9 @@ def _show(eng: Engine, st: State, value: Any, players: bool) -> str:
     return eng.format_value(st, "player" if players else "", value)
 
 
-def compile_probe(eng: Engine, st: State, text: str, pos: Pos) -> Any:
-    """Compile a rules-language expression written in a scenario (player names are in scope)."""
+def compile_probe(eng: Engine, st: State, text: str, pos: Pos) -> tuple[Any, str | None]:
+    """Compile a rules-language expression written in a scenario (player names are in scope),
+    with the kind of value it gives where that can be told from the expression."""
     lark = grammar("rules_expr")
     try:
         tree = lark.parse(text)
@@ -224,7 +236,8 @@ def compile_probe(eng: Engine, st: State, text: str, pos: Pos) -> Any:
         raise ScenarioError(pos, f"bad expression {text!r}: {str(err).splitlines()[0]}") from None
     try:
         node = build(tree, RulesBuilder(pos.file))
-        return Compiler(eng).expr(node, frozenset(st.names))
+        known = dict.fromkeys(st.names, "player")
+        return Compiler(eng).expr(node, frozenset(st.names)), kind_of(eng.rules, node, known)
     except BaoError as err:
         raise ScenarioError(pos, f"in {text!r}: {getattr(err, 'message', err)}") from None
 

@@ -9,6 +9,11 @@ from . import syntax as s
 from .errors import RulesError
 from .rules_parser import parse_rules_dir
 
+PILE_NAMES = ("draw_pile", "discard_pile", "under_pile")
+
+# The kinds of value a variable or a formal parameter may be declared with.
+VALUE_TYPES = ("int", "bool", "str", "player", "card", "slot", "list")
+
 # Moments at which the engine hands control to the rules.
 HOOKS = {"round_start": 0, "draw_empty": 1}
 
@@ -41,9 +46,12 @@ class Ruleset:
     hooks: dict[str, s.RoutineDecl] = field(default_factory=dict)
     invariants: dict[str, s.InvariantDecl] = field(default_factory=dict)
     waiting: s.WaitingDecl | None = None
+    face_up: dict[str, s.FaceUpDecl] = field(default_factory=dict)
     files: list[s.RulesFile] = field(default_factory=list)
 
     def table_value(self, name: str, players: int) -> int | None:
+        if not isinstance(players, int):
+            return None
         for row in self.tables[name].rows:
             if row.low <= players <= row.high:
                 return row.value
@@ -63,6 +71,7 @@ class Ruleset:
         out += [("invariant", i.ident, i.cite, i.pos) for i in self.invariants.values()]
         if self.waiting is not None:
             out.append(("waiting", "waiting", self.waiting.cite, self.waiting.pos))
+        out += [("face up", f.pile, f.cite, f.pos) for f in self.face_up.values()]
         return out
 
 
@@ -85,14 +94,18 @@ def _add(rules: Ruleset, decl: s.Decl) -> None:
         rules.deck = decl
     elif isinstance(decl, s.TableDecl):
         _unique(rules.tables, decl.name, decl, "table")  # type: ignore[arg-type]
+        _check_rows(decl)
         rules.tables[decl.name] = decl
     elif isinstance(decl, s.AssumptionDecl):
         _unique(rules.assumptions, decl.ident, decl, "assumption")  # type: ignore[arg-type]
         rules.assumptions[decl.ident] = decl
     elif isinstance(decl, s.VarDecl):
+        _check_type(decl.type, decl.pos, f"variable {decl.name!r}")
         _unique(rules.variables, decl.name, decl, "variable")  # type: ignore[arg-type]
         rules.variables[decl.name] = decl
     elif isinstance(decl, s.DefineDecl):
+        for formal in decl.formals or ():
+            _check_type(formal.type, decl.pos, f"parameter {formal.name!r} of {decl.name!r}")
         _unique(rules.defines, decl.name, decl, "definition")  # type: ignore[arg-type]
         rules.defines[decl.name] = decl
     elif isinstance(decl, s.MoveDecl):
@@ -100,6 +113,11 @@ def _add(rules: Ruleset, decl: s.Decl) -> None:
         rules.moves[decl.name] = decl
     elif isinstance(decl, s.RoutineDecl):
         _add_routine(rules, decl)
+    elif isinstance(decl, s.FaceUpDecl):
+        if decl.pile not in PILE_NAMES:
+            raise RulesError(decl.pos, f"unknown pile {decl.pile!r}; one of: {', '.join(PILE_NAMES)}")
+        _unique(rules.face_up, decl.pile, decl, "face-up pile")  # type: ignore[arg-type]
+        rules.face_up[decl.pile] = decl
     elif isinstance(decl, s.WaitingDecl):
         if rules.waiting is not None:
             raise RulesError(decl.pos, "the waiting rule for abilities is declared twice")
@@ -109,7 +127,26 @@ def _add(rules: Ruleset, decl: s.Decl) -> None:
         rules.invariants[decl.ident] = decl
 
 
+def _check_rows(table: s.TableDecl) -> None:
+    """Rows are ranges of player counts; no count may have two rows."""
+    seen: dict[int, s.TableRow] = {}
+    for row in table.rows:
+        if row.low > row.high:
+            raise RulesError(table.pos, f"table {table.name!r}: the range {row.low}..{row.high} is empty")
+        for n in range(row.low, row.high + 1):
+            if n in seen:
+                raise RulesError(table.pos, f"table {table.name!r} has two rows for {n}")
+            seen[n] = row
+
+
+def _check_type(type_name: str, pos: s.Pos, what: str) -> None:
+    if type_name not in VALUE_TYPES:
+        raise RulesError(pos, f"{what} has unknown type {type_name!r}; one of: {', '.join(VALUE_TYPES)}")
+
+
 def _add_routine(rules: Ruleset, decl: s.RoutineDecl) -> None:
+    for formal in decl.formals:
+        _check_type(formal.type, decl.pos, f"parameter {formal.name!r} of {decl.name!r}")
     if not decl.is_hook:
         _unique(rules.routines, decl.name, decl, "routine")  # type: ignore[arg-type]
         rules.routines[decl.name] = decl

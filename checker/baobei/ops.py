@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .builtins import pile_list
 from .compiler import Ctx, Event, Fn, Origin, Proc
 from .errors import EngineError
 from .state import DISCARD, DRAW, UNDER, HandLoc, PileLoc, State, Window
@@ -29,6 +30,7 @@ class Ops:
 
     def __init__(self, eng: Engine) -> None:
         self.eng = eng
+        self.face_up = frozenset(eng.rules.face_up)
 
     # ------------------------------------------------------------ card places
     def take_out(self, st: State, card: int) -> object:
@@ -56,30 +58,34 @@ class Ops:
             return None
         raise EngineError(f"card {card} is nowhere")
 
-    def place(self, st: State, card: int, where: object, pos: Pos | str) -> None:
-        """Put a card that is in no place into `where`; refuses to cover another card."""
+    def check_free(self, st: State, where: object, pos: Pos | str) -> None:
+        """Refuse a destination that would cover another card (or is no place at all)."""
+        if isinstance(where, tuple):
+            player, number = where
+            row = st.tableaux[player]
+            if not (number == len(row) + 1 or (0 < number <= len(row) and row[number - 1] is None)):
+                raise EngineError(f"{pos}: slot {self.eng.slot_label(st, where)} is not free")
+        elif isinstance(where, HandLoc):
+            if st.hands[where.player] is not None:
+                raise EngineError(f"{pos}: {st.names[where.player]} already holds a card")
+        elif not isinstance(where, PileLoc):
+            raise EngineError(f"{pos}: {where!r} is not a place for a card")
+
+    def put(self, st: State, card: int, where: object) -> None:
+        """Put a card that is in no place into `where`, already checked with `check_free`."""
         if isinstance(where, tuple):
             player, number = where
             row = st.tableaux[player]
             if number == len(row) + 1:
                 row.append(card)
-            elif 0 < number <= len(row) and row[number - 1] is None:
-                row[number - 1] = card
             else:
-                raise EngineError(f"{pos}: slot {self.eng.slot_label(st, where)} is not free")
+                row[number - 1] = card
         elif isinstance(where, HandLoc):
-            if st.hands[where.player] is not None:
-                raise EngineError(f"{pos}: {st.names[where.player]} already holds a card")
             st.hands[where.player] = card
-        elif where is DISCARD:
-            st.discard.append(card)
-            st.known[card] = st.everyone  # the discard pile is face up
-        elif where is UNDER:
-            st.under.append(card)
-        elif where is DRAW:
-            st.draw.append(card)
-        else:
-            raise EngineError(f"{pos}: {where!r} is not a place for a card")
+        elif isinstance(where, PileLoc):
+            pile_list(st, where).append(card)
+            if where.name in self.face_up:
+                st.known[card] = st.everyone  # a face-up pile shows the card to every player
 
     def where_label(self, st: State, where: object) -> str:
         if isinstance(where, tuple):
@@ -97,8 +103,9 @@ class Ops:
             if c is None or where is None:
                 return
             st = ctx.st
+            self.check_free(st, where, pos)  # before taking the card out: a refused move loses nothing
             src = self.take_out(st, c)
-            self.place(st, c, where, pos)
+            self.put(st, c, where)
             log(ctx, origin, lambda: f"{self.eng.card_label(st, c, src)} moves from "
                 f"{self.where_label(st, src)} to {self.where_label(st, where)}")
 
@@ -109,14 +116,15 @@ class Ops:
             where = into(ctx)
             st = ctx.st
             if not st.draw:
-                self.eng.run_hook("draw_empty", ctx, (self._drawer(ctx, where),))
+                self.eng.run_hook("draw_empty", ctx, (self._drawer(ctx),))
             if not st.draw or where is None:
                 log(ctx, origin, lambda: "the draw is impossible and is left out")
                 if bind:
                     ctx.env[bind] = None
                 return
+            self.check_free(st, where, origin.rule)
             c = st.draw.pop()
-            self.place(st, c, where, origin.rule)
+            self.put(st, c, where)
             if bind:
                 ctx.env[bind] = c
             log(ctx, origin, lambda: f"a card is drawn to {self.where_label(st, where)}"
@@ -125,12 +133,10 @@ class Ops:
         return draw
 
     @staticmethod
-    def _drawer(ctx: Ctx, where: Any) -> Any:
-        if isinstance(where, tuple):
-            return where[0]
-        if isinstance(where, HandLoc):
-            return where.player
-        return ctx.env.get("actor", ctx.st.active)
+    def _drawer(ctx: Ctx) -> Any:
+        """Who draws: the player whose move, ability or rule this is (not the card's destination)."""
+        actor = ctx.env.get("actor")
+        return ctx.st.active if actor is None else actor
 
     def peek(self, player: Fn, card: Fn, origin: Origin) -> Proc:
         def peek(ctx: Ctx) -> None:

@@ -122,6 +122,8 @@ class RulesBuilder(Transformer[Token, Any]):
         return expand_paras(list(items))
 
     def para(self, meta: Any, low: Token, minus: Token | None, high: Token | None) -> tuple[str, str | None]:
+        if high is not None and int(str(high)[1:]) <= int(str(low)[1:]):
+            raise RulesError(self._p(meta), f"paragraph range {low}-{high} does not go up")
         return (str(low), str(high) if high is not None else None)
 
     # --- declarations
@@ -228,6 +230,9 @@ class RulesBuilder(Transformer[Token, Any]):
 
     def hook_decl(self, meta: Any, *rest: Any) -> s.RoutineDecl:
         return self._routine(meta, rest, True)
+
+    def face_up_decl(self, meta: Any, pile: Token, cite: s.Citation) -> s.FaceUpDecl:
+        return s.FaceUpDecl(self._p(meta), str(pile), cite)
 
     def waiting_decl(self, meta: Any, text: Token, cite: s.Citation) -> s.WaitingDecl:
         return s.WaitingDecl(self._p(meta), unquote(text), cite)

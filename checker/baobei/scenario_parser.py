@@ -74,6 +74,8 @@ class ScenarioBuilder(Transformer[Token, Any]):
         return expand_paras(list(items))
 
     def para(self, meta: Any, low: Token, minus: Token | None, high: Token | None) -> tuple[str, str | None]:
+        if high is not None and int(str(high)[1:]) <= int(str(low)[1:]):
+            raise ScenarioError(self._p(meta), f"paragraph range {low}-{high} does not go up")
         return (str(low), str(high) if high is not None else None)
 
     # --- setup

@@ -97,10 +97,11 @@ def _place_cards(eng: Engine, st: State, table: sc.Table, pool: CardPool) -> Non
             st.draw = list(reversed(ids))  # written top first; the list's end is the top
         elif pile == "discard":
             st.discard = ids
-            for c in ids:
-                st.known[c] = st.everyone
         else:
             st.under = ids
+        if f"{pile}_pile" in eng.rules.face_up:
+            for c in ids:
+                st.known[c] = st.everyone
     for name, species, pos in table.holds:
         p = player_index(st, name, pos)
         card = pool.take(species, pos)
@@ -137,6 +138,13 @@ def convert(eng: Engine, st: State, value: sc.Value, vtype: str) -> Any:
         if value.kind != "int":
             raise ScenarioError(value.pos, f"expected a number, found {value}")
         return value.data
+    if vtype == "card":
+        # A species names no single card: a card value comes only from play.
+        raise ScenarioError(value.pos, f"a card cannot be written in a scenario (found {value}); only none")
+    if vtype == "list":
+        if value.kind != "list":
+            raise ScenarioError(value.pos, f"expected a list like [alice, bob], found {value}")
+        return [convert(eng, st, item, "player" if item.kind == "name" else "") for item in value.data]
     if value.kind == "slot":
         place = value.data
         return (player_index(st, place.player, place.pos), place.slot)
@@ -174,6 +182,8 @@ def to_move(eng: Engine, st: State, player: str, name: str,
                 raise ScenarioError(value.pos, f"{name} takes {len(params)} argument(s)")
             key = params[i].name
         param = next((q for q in params if q.name == key), None)
+        if key in values:
+            raise ScenarioError(value.pos, f"argument {key!r} of {name} is given twice")
         if param is None:
             raise ScenarioError(value.pos, f"{name} has no argument {key!r}; it takes: "
                                 f"{', '.join(q.name for q in params) or 'none'}")

@@ -387,6 +387,12 @@ class WaitingDecl(Decl):
 
 
 @dataclass(frozen=True)
+class FaceUpDecl(Decl):
+    pile: str
+    cite: Citation
+
+
+@dataclass(frozen=True)
 class RulesFile:
     path: str
     decls: tuple[Decl, ...]

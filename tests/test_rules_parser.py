@@ -142,3 +142,48 @@ def test_paragraph_ranges_expand_in_the_default_rules() -> None:
     rules = load_ruleset(default_rules_dir())
     # 02_setup.bao writes `table hand_size ... § 1.2 [P6-P8]`.
     assert rules.tables["hand_size"].cite.paras == ("P6", "P7", "P8")
+
+
+# ---------------------------------------------------------------- checks on the checked model
+
+
+def test_a_builtin_given_the_wrong_kind_is_refused_at_load(make_variant: MakeVariant) -> None:
+    # `cards` reads a player's tableau; a card is no player (both are numbers inside the engine).
+    old = "require size(cards(actor)) > 0 else \"with no own card nothing can be replaced"
+    d = make_variant(("03_turn.bao", old, old.replace("cards(actor)", "cards(card_at(slot))")))
+    err = load_error(d)
+    assert_at(err, d / "03_turn.bao", *line_col(d / "03_turn.bao", "card_at(slot))) > 0"))
+    assert "argument 1 of 'cards' is a player; this is a card" in err.message
+
+
+def test_routines_that_run_each_other_in_a_cycle_are_refused(make_variant: MakeVariant) -> None:
+    old = "if deciding { run end_decision_round } else { run end_normal_round }"
+    d = make_variant(("07_scoring.bao", old, old + "\n  if false { run end_round }"))
+    err = load_error(d)
+    assert "routines run each other in a cycle: end_round -> end_round" in err.message
+    assert err.pos.file == str(d / "07_scoring.bao")
+
+
+def test_an_unknown_variable_type_is_refused(make_variant: MakeVariant) -> None:
+    d = make_variant(("03_turn.bao", "var after_window: card = none", "var after_window: widget = none"))
+    err = load_error(d)
+    assert_at(err, d / "03_turn.bao", *line_col(d / "03_turn.bao", "var after_window"))
+    assert "unknown type 'widget'" in err.message
+
+
+def test_two_table_rows_for_one_player_count_are_refused(make_variant: MakeVariant) -> None:
+    d = make_variant(("02_setup.bao", "  3..6: 4\n", "  3..6: 4\n  6: 3\n"))
+    assert "table 'hand_size' has two rows for 6" in load_error(d).message
+
+
+def test_a_paragraph_range_that_does_not_go_up_is_refused(make_variant: MakeVariant) -> None:
+    d = make_variant(("03_turn.bao", "keep is the decision right after drawing\" § 2.2 [P25]",
+                      "keep is the decision right after drawing\" § 2.2 [P26-P25]"))
+    err = load_error(d)
+    assert "paragraph range P26-P25 does not go up" in err.message
+    assert_at(err, d / "03_turn.bao", *line_col(d / "03_turn.bao", "P26-P25"))
+
+
+def test_a_face_up_pile_must_be_a_pile(make_variant: MakeVariant) -> None:
+    d = make_variant(("02_setup.bao", "face up discard_pile", "face up discard_heap"))
+    assert "unknown pile 'discard_heap'" in load_error(d).message

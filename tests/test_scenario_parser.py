@@ -172,3 +172,32 @@ def test_unknown_species_in_an_expectation(default_engine: Engine, expectation: 
     err = error_of(text, default_engine)
     assert (err.pos.file, err.pos.line) == (PATH, line_col(text, expectation)[0]), str(err)
     assert "unknown species 'Spatzz'" in err.message
+
+
+def test_an_argument_given_twice(default_engine: Engine) -> None:
+    text = broken("  alice pluck target=alice.1\n", "  alice pluck target=alice.1 target=alice.2\n")
+    err = error_of(text, default_engine)
+    assert_at(err, text, "alice.2")
+    assert "argument 'target' of pluck is given twice" in err.message
+
+
+def test_a_card_variable_cannot_be_set_from_a_table(default_engine: Engine) -> None:
+    text = broken("  active alice\n", "  active alice\n  set after_window = Spatz\n")
+    err = error_of(text, default_engine)
+    assert "a card cannot be written in a scenario" in err.message
+
+
+def test_a_probe_passing_a_player_where_a_card_belongs_is_malformed(default_engine: Engine) -> None:
+    text = GOOD + '  expect value "value(active)" = 1\n'
+    err = error_of(text, default_engine)
+    assert "argument 1 of 'value' is a card; this is a player" in err.message
+
+
+@pytest.mark.parametrize(("probe", "actual"), [
+    ('"active" = Spatz', "actual alice"),              # a player is not read as a card
+    ('"top(discard_pile)" = alice', "actual Specht"),  # a card is not read as a player
+    ('"owner(slot(bob, 1))" = Spatz', "actual bob"),
+])
+def test_a_value_is_read_back_as_the_kind_it_is(default_engine: Engine, probe: str, actual: str) -> None:
+    result = run_scenario(parse_scenario_text(GOOD + f"  expect value {probe}\n", PATH), default_engine)
+    assert result.failure is not None and actual in result.failure.message

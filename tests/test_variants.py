@@ -202,3 +202,96 @@ def test_rules_command_on_a_variant(make_variant: MakeVariant, default_engine: E
     species = default_engine.rules.species
     assert f"{len(species)} species, {len(default_engine.facts) + 4} cards" in capsys.readouterr().out
     assert len(engine(variant).facts) == len(default_engine.facts) + 4
+
+
+# ---------------------------------------------------------------- abilities, knowledge, the drawer
+
+# alice draws a Weisspelikan and discards it: her peek is triggered while she has no cards.
+PEEK_WITH_NO_CARDS = """\
+scenario "A peek by a player with no cards"
+table
+  players alice bob
+  alice: _
+  bob: Kranich, Star
+  draw: Weisspelikan, Meise
+  discard: Specht
+  active alice
+play
+  alice draw
+  alice discard
+  alice proceed
+"""
+
+PEEK_NEEDS_OWN_CARDS = ("05_abilities.bao", "  with target: slot\n  require occupied(target)",
+                        "  with target: slot\n  require size(cards(actor)) > 0 else \"variant\" § 6.3 [P127]\n"
+                        "  require occupied(target)")
+
+
+def test_an_ability_whose_argument_free_guard_fails_has_no_effect(make_variant: MakeVariant,
+                                                                   default_engine: Engine) -> None:
+    # § 6.10 [P152]: nothing possible, no effect; the game must not wait for a move nobody can make.
+    variant = replay(PEEK_WITH_NO_CARDS, engine(make_variant(PEEK_NEEDS_OWN_CARDS)))
+    assert variant.passed and variant.state is not None
+    assert variant.state.pending == [] and variant.state.phase == "turn_end"
+    default = replay(PEEK_WITH_NO_CARDS, default_engine)
+    assert default.state is not None and [a for a, _, _ in default.state.pending] == ["peek"]
+
+
+KNOWN_DISCARD = """\
+scenario "Everyone knows a discarded card"
+table
+  players alice bob
+  alice: Spatz, Amsel
+  bob: Kranich, Star
+  draw: Meise
+  discard: Specht
+  active alice
+play
+  alice draw
+  alice keep slot=alice.1
+  alice proceed
+  alice end_turn
+  # the Spatz alice replaced went face up to the discard; nobody had seen it before
+  bob take slot=bob.1
+  expect bob.1 is Spatz
+  expect alice knows bob.1
+"""
+
+
+def test_knowledge_of_discards_comes_from_the_face_up_declaration(make_variant: MakeVariant,
+                                                                  default_engine: Engine) -> None:
+    assert replay(KNOWN_DISCARD, default_engine).passed
+    variant = replay(KNOWN_DISCARD, engine(make_variant(("02_setup.bao", "face up discard_pile § 1.3 [P10]\n", ""))))
+    assert variant.failure is not None and "expected alice to know bob.1" in variant.failure.message
+
+
+# bob plucks alice's discarded Weisspelikan; his peek (in this variant) draws a card into the
+# target's tableau, which needs the second recycle: bob is the one who drew (D16), not carol.
+DRAWER_IS_THE_ACTOR = """\
+scenario "The player whose ability draws triggers the final phase"
+table
+  players alice bob carol
+  alice: Spatz, Amsel
+  bob: Weisspelikan, Star
+  carol: Kranich, Rotkehlchen
+  draw: Weisspelikan
+  discard: Meise, Specht
+  active alice
+  set recycles = 1
+play
+  alice draw
+  alice discard
+  bob pluck target=bob.1
+  bob peek target=carol.1
+  expect final_phase = true
+  expect carol cards 3
+  expect owed[carol] = true
+  expect owed[bob] = false
+"""
+
+PEEK_DRAWS = ("05_abilities.bao", "do { peek actor card_at(target) }", "do { draw into free_slot(owner(target), none) }")
+
+
+def test_the_drawer_is_the_player_whose_ability_draws(make_variant: MakeVariant) -> None:
+    result = replay(DRAWER_IS_THE_ACTOR, engine(make_variant(PEEK_DRAWS)))
+    assert result.passed, result.failure

@@ -289,7 +289,8 @@ play
   expect owed[bob] = false
 """
 
-PEEK_DRAWS = ("05_abilities.bao", "do { peek actor card_at(target) }", "do { draw into free_slot(owner(target), none) }")
+PEEK_DRAWS = ("05_abilities.bao", "do { peek actor card_at(target) }",
+              "do { draw into free_slot(owner(target), none) }")
 
 
 def test_the_drawer_is_the_player_whose_ability_draws(make_variant: MakeVariant) -> None:

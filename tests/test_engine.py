@@ -31,7 +31,7 @@ def snapshot(st: State) -> tuple[Any, ...]:
         [list(row) for row in st.tableaux], list(st.draw), list(st.discard), list(st.under), list(st.box),
         list(st.hands), st.active, st.phase, st.round, st.turn, dict(st.vars),
         {k: list(v) for k, v in st.pvars.items()}, list(st.known), window, list(st.pending),
-        set(st.moved), st.rng.getstate(),
+        st.in_round, list(st.seats), st.rng.getstate(),
     )
 
 

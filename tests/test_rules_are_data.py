@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
 import pytest
+from baobei.builtins import GLOBALS
 from baobei.engine import Engine
 from baobei.paths import PROJECT_ROOT
+from baobei.state import State
 
 # A citation's section as the rules language writes it (§ 3.3, § B, § K.2), and a paragraph id.
 SECTION = re.compile(r"§\s*[0-9A-Z]+(\.[0-9]+)?")
@@ -52,3 +55,34 @@ def test_no_species_or_family_name_in_python(default_engine: Engine) -> None:
 def test_no_rulebook_citation_in_python(what: str) -> None:
     found = offending_lines(SECTION if what == "section" else PARAGRAPH)
     assert not found, f"{what} ids in Python (rules are data):\n" + "\n".join(found)
+
+
+# Names the engine itself calls the rules by: its contract with any rules directory.
+CONTRACT = {"round_start", "draw_empty", "turn_start_phase"}
+
+
+# The engine's own vocabulary, which a rules name may happen to spell too (the phase "turn" and
+# the turn counter `turn`; the move "draw" and the scenario's `draw:` pile).
+ENGINE_WORDS = set(GLOBALS) | set(State.__slots__) | {"draw", "discard", "under"}
+
+
+def rules_names(eng: Engine) -> set[str]:
+    rules = eng.rules
+    return (set(rules.moves) | set(rules.variables) | set(rules.routines) | set(rules.defines)
+            | set(rules.tables) | set(eng.phases)) - CONTRACT - ENGINE_WORDS
+
+
+def string_literals() -> list[tuple[str, int, str]]:
+    out = []
+    for path in python_sources():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                out.append((str(path.relative_to(PROJECT_ROOT)), node.lineno, node.value))
+    return out
+
+
+def test_no_move_phase_or_variable_of_the_rules_is_named_in_python(default_engine: Engine) -> None:
+    names = rules_names(default_engine)
+    assert {"pluck", "bao", "total", "turn_end", "end_round"} <= names  # the scan knows what to look for
+    found = [f"{f}:{line}: {value!r}" for f, line, value in string_literals() if value in names]
+    assert not found, "names of the rules in Python (a variant could not rename them):\n" + "\n".join(found)

@@ -115,7 +115,6 @@ def make_functions(facts: CardFacts) -> dict[str, tuple[int, Callable[..., Any]]
         "seats_from": (1, seats_from),
         "seats_after": (1, lambda st, p: [q for q in seats_from(st, p) if q != p]),
         "knows": (2, lambda st, p, c: st.knows(p, c) if p is not None else False),
-        "moved": (1, _opt(lambda st, c: c in st.moved, False)),
         # How many places hold card c: 1 whenever the rules kept every card in exactly one place.
         "places": (1, _opt(lambda st, c: st.all_places().count(c), 0)),
         "max": (2, _opt(lambda st, a, b: max(a, b))),

@@ -23,7 +23,7 @@ from .kinds import ENGINE_NAMES
 from .kinds import PARAM_KINDS as KIND_OF_PARAM
 from .model import Ruleset
 from .ops import Ops
-from .state import HandLoc, State
+from .state import State
 
 SLOT_KINDS = ("slot", "own_slot", "free_slot")
 PARAM_KINDS = (*SLOT_KINDS, "player", "bool")
@@ -181,9 +181,6 @@ class Engine:
     # ------------------------------------------------------------ labels
     def slot_label(self, st: State, slot: tuple[int, int]) -> str:
         return f"{st.names[slot[0]]}.{slot[1]}"
-
-    def card_label(self, st: State, card: int, src: object = None) -> str:
-        return self.facts.label(card)
 
     def format_value(self, st: State, vtype: str, value: Any) -> str:
         if value is None:
@@ -508,12 +505,6 @@ class Engine:
         env = {f.name: a for f, a in zip(decl.formals or (), args, strict=True)}
         return self.define_fns[name](Ctx(st, env, None, self))
 
-    def held_label(self, st: State, player: int) -> str:
-        return self.facts.label(st.hands[player])
-
-    def hand_of(self, st: State, player: int) -> HandLoc:
-        return HandLoc(player)
-
 
 def _phase_guard(cond: s.Expr) -> frozenset[str] | None:
     """The phases a guard `phase == "a"` (or `... or phase == "b"`) admits; None if not of that form."""
@@ -592,10 +583,3 @@ def _called(expr: s.Expr) -> set[str]:
                 elif isinstance(value, s.Expr):
                     stack.append(value)
     return out
-
-
-def load_engine(rules: Ruleset) -> Engine:
-    try:
-        return Engine(rules)
-    except EngineError:
-        raise

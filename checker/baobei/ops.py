@@ -106,7 +106,7 @@ class Ops:
             self.check_free(st, where, pos)  # before taking the card out: a refused move loses nothing
             src = self.take_out(st, c)
             self.put(st, c, where)
-            log(ctx, origin, lambda: f"{self.eng.card_label(st, c, src)} moves from "
+            log(ctx, origin, lambda: f"{self.eng.facts.label(c)} moves from "
                 f"{self.where_label(st, src)} to {self.where_label(st, where)}")
 
         return move
@@ -235,7 +235,6 @@ class Ops:
             st.hands = [None for _ in st.names]
             out.extend(st.draw + st.discard + st.under + st.box)
             st.draw, st.discard, st.under, st.box = [], [], [], []
-            st.window = None
         elif source == "discard_below_top":
             out, st.discard = st.discard[:-1], st.discard[-1:]
         elif source == "discard_pile":
@@ -254,7 +253,6 @@ class Ops:
             st = ctx.st
             st.active = p
             st.turn += 1
-            st.moved.clear()
             log(ctx, origin, lambda: f"{st.names[p]}'s turn begins")
 
         return start_turn

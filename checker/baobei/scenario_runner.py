@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import scenario_syntax as sc
 from .compiler import Event
-from .engine import Engine
+from .engine import Engine, Move
 from .errors import BaoError, EngineError, ScenarioError, caret_excerpt
 from .expectations import check_expectation
 from .model import load_ruleset
@@ -118,26 +118,31 @@ class Replay:
 
     def _do(self, step: sc.DoMove) -> Failure | None:
         move = to_move(self.eng, self.st, step.player, step.move, step.args, step.pos)
-        text = self.eng.describe(self.st, move)
         rejection = self.eng.check(self.st, move)
         if rejection is not None:
-            self.trace.append(TraceEntry(step.pos, text + "  -> REJECTED"))
-            return Failure(step.pos, text, f"expected the move to be legal, but it was rejected: "
+            self.trace.append(TraceEntry(step.pos, rejection.move + "  -> REJECTED"))
+            return Failure(step.pos, rejection.move, f"expected the move to be legal, but it was rejected: "
                            f"{rejection.cite}: {rejection.reason}")
+        return self._apply(step.pos, move)
+
+    def _apply(self, pos: Pos, move: Move) -> Failure | None:
+        """Play a legal move, record it, and check the invariants after it."""
+        text = self.eng.describe(self.st, move)
         try:
             events = self.eng.push(self.st, move)
         except EngineError as err:
-            return Failure(step.pos, text, f"the rules failed while applying the move: {err}")
-        entry = TraceEntry(step.pos, text, events)
+            return Failure(pos, text, f"the rules failed while applying the move: {err}")
+        entry = TraceEntry(pos, text, events)
         if self.snapshots:
             entry.table = render_table(self.eng, self.st)
         self.trace.append(entry)
         broken = check_invariants(self.eng, self.st)
-        return None if broken is None else Failure(step.pos, text, broken)
+        return None if broken is None else Failure(pos, text, broken)
 
     def _simultaneous(self, step: sc.Simultaneous) -> Failure | None:
-        """D6: calls marked simultaneous count clockwise from the active player; a call that is
-        no longer legal when its turn comes (the reference is used) is rejected, not a failure."""
+        """D6: calls marked simultaneous count clockwise from the active player. Any call that is
+        illegal when its turn comes (the reference used, or an illegal target: no attempt, D6) is
+        rejected and has no effect; that is the rule, not a failure, and the trace shows it."""
         n = len(self.st.names)
         moves = [to_move(self.eng, self.st, c.player, c.move, c.args, c.pos) for c in step.calls]
         order = sorted(zip(moves, step.calls, strict=True), key=lambda mc: (mc[0].player - self.st.active) % n)
@@ -147,7 +152,7 @@ class Replay:
                 self.trace.append(TraceEntry(call.pos, f"{rejection.move} (simultaneous): rejected, "
                                              f"{rejection.cite}: {rejection.reason}"))
                 continue
-            failure = self._do(call)
+            failure = self._apply(call.pos, move)
             if failure is not None:
                 return failure
         return None

@@ -61,7 +61,6 @@ class State:
         "hands",
         "in_round",
         "known",
-        "moved",
         "names",
         "pending",
         "phase",
@@ -92,7 +91,6 @@ class State:
         self.window: Window | None = None
         self.pending: list[tuple[str, Card, Player]] = []  # (ability, source card, owner)
         self.known: list[int] = [0] * n_cards  # per card: bitmask of players who know it
-        self.moved: set[Card] = set()  # cards moved by abilities during this turn
         self.rng = random.Random(seed)
         self.box: list[Card] = list(range(n_cards))  # cards out of play (not dealt in a scenario)
         self.in_round = (1 << len(names)) - 1  # bit mask of the seats taking part in this round
@@ -131,7 +129,6 @@ class State:
         new.window = self.window.copy() if self.window else None
         new.pending = list(self.pending)
         new.known = list(self.known)
-        new.moved = set(self.moved)
         new.rng = random.Random()
         new.rng.setstate(self.rng.getstate())
         new.box = list(self.box)

@@ -151,7 +151,8 @@ def test_bench_prints_moves_per_second(capsys: Capture) -> None:
     assert main(["bench", "--rounds", "5", "--players", "3", "--seed", "2"]) == 0
     out = capsys.readouterr().out
     assert "3 players, seed 2: 5 rounds" in out
-    assert re.search(r"[\d,]+ moves/s, [\d,.]+ rounds/s", out)
+    assert re.search(r"median of 3: [\d,]+ moves/s, [\d,.]+ rounds/s", out)
+    assert len(re.findall(r"run \d: ", out)) == 3
 
 
 def test_bench_with_a_bad_player_count(capsys: Capture) -> None:

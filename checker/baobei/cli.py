@@ -113,10 +113,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .simulate import bench
 
     eng = engine_for(_rules_dir(args))
-    stats = bench(eng, args.players, args.rounds, args.seed)
+    runs = [bench(eng, args.players, args.rounds, args.seed) for _ in range(max(1, args.repeat))]
+    stats = runs[0]  # every run plays the same seeded moves; only the time differs
     print(f"{args.players} players, seed {args.seed}: {stats.rounds} rounds ({stats.matches} whole matches), "
-          f"{stats.moves} moves in {stats.seconds:.2f}s" + (f" ({stats.capped} rounds capped)" if stats.capped else ""))
-    print(f"{stats.moves_per_second:,.0f} moves/s, {stats.rounds_per_second:,.1f} rounds/s")
+          f"{stats.moves} moves" + (f" ({stats.capped} rounds capped)" if stats.capped else ""))
+    for i, run in enumerate(runs, 1):
+        print(f"  run {i}: {run.seconds:.2f}s, {run.moves_per_second:,.0f} moves/s, "
+              f"{run.rounds_per_second:,.1f} rounds/s")
+    median = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
+    print(f"median of {len(runs)}: {median.moves_per_second:,.0f} moves/s, {median.rounds_per_second:,.1f} rounds/s")
     return EXIT_OK
 
 
@@ -158,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--players", type=int, default=4)
             p.add_argument("--rounds", type=int, default=200)
             p.add_argument("--seed", type=int, default=1)
+            p.add_argument("--repeat", type=int, default=3, help="runs to time; the median is reported")
         elif name == "verify":
             p.add_argument("--players", type=int, help="one player count (default: every allowed count)")
             p.add_argument("--emit-scenario", metavar="FILE", help="write a counterexample as a scenario")

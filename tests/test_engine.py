@@ -363,3 +363,18 @@ def test_random_play_never_sticks_and_conserves_cards(default_engine: Engine, pl
     if patient:
         # The long rounds must reach the deep paths: recycling and the automatic final phase.
         assert recycled and final_phases, (recycled, final_phases)
+
+
+def test_push_generated_equals_push_for_generated_moves(default_engine: Engine) -> None:
+    """The simulator's unchecked push plays a generated move exactly as the checked one does."""
+    rng = random.Random(11)
+    for seed in range(4):
+        st, _ = default_engine.new_match(["a", "b", "c"], seed, log=False)
+        for _ in range(300):
+            move = default_engine.random_move(st, rng)
+            if move is None:
+                break
+            twin = st.copy()
+            default_engine.push(st, move, log=False)
+            default_engine.push_generated(twin, move)
+            assert snapshot(twin) == snapshot(st), move

@@ -111,6 +111,10 @@ class Engine:
                     self._by_phase.setdefault(phase, []).append(cm)
         for moves in self._by_phase.values():
             moves.extend(self._unphased)
+        # The same lists for a player who is not the active one: moves only the active player makes drop out.
+        self._by_phase_others = {phase: [cm for cm in moves if not cm.active_only]
+                                 for phase, moves in self._by_phase.items()}
+        self._unphased_others = [cm for cm in self._unphased if not cm.active_only]
         for inv in self.rules.invariants.values():
             when = comp.expr(inv.when, frozenset()) if inv.when is not None else None
             self.invariant_fns[inv.ident] = (when, comp.expr(inv.holds, frozenset()))
@@ -359,6 +363,11 @@ class Engine:
             raise IllegalMove(rejection)
         return self._run(st, move, log)
 
+    def push_generated(self, st: State, move: Move) -> None:
+        """Apply a move that `random_move` or `legal_moves` just produced for this very state,
+        without logging: generation already checked every guard, so it is not checked twice."""
+        self._run(st, move, False)
+
     def apply(self, st: State, move: Move) -> tuple[State, list[Event]] | Rejection:
         """The new state and the events, or the rejection (the given state is never changed)."""
         rejection = self.check(st, move)
@@ -426,9 +435,13 @@ class Engine:
             return [cm] if owner == player and self._fixed_guards_hold(st, cm, player) else []
         out = []
         ctx: Ctx | None = None
-        active, window = st.active, st.window
-        for cm in self._by_phase.get(st.phase, self._unphased):
-            if (cm.active_only and player != active) or (cm.needs_window and window is None):
+        window = st.window
+        if player == st.active:
+            moves = self._by_phase.get(st.phase, self._unphased)
+        else:
+            moves = self._by_phase_others.get(st.phase, self._unphased_others)
+        for cm in moves:
+            if cm.needs_window and window is None:
                 continue
             if ctx is None:
                 ctx = Ctx(st, {"actor": player, "source": None}, None, self)

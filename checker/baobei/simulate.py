@@ -40,7 +40,7 @@ def play_match(eng: Engine, st: State, rng: random.Random, cap: int, stats: Play
             stats.rounds += 1
             stats.matches += 1
             return
-        eng.push(st, move, log=False)
+        eng.push_generated(st, move)  # generated legal just now: checked once, not twice
         stats.moves += 1
         in_round += 1
         if st.round != current:

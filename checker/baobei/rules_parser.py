@@ -27,8 +27,10 @@ def grammar(name: str) -> Lark:
     # "rules_expr" is the rules grammar entered at `expr`, for expressions written in scenarios.
     file, start = ("rules", "expr") if name == "rules_expr" else (name, "start")
     path = grammar_dir() / f"{file}.lark"
+    # cache=True keeps the built LALR tables in a temporary file keyed by the grammar's text:
+    # later processes skip the table construction (a quarter of a second for the rules grammar).
     return Lark(path.read_text(encoding="utf-8"), parser="lalr", propagate_positions=True,
-                maybe_placeholders=True, start=start)
+                maybe_placeholders=True, start=start, cache=True)
 
 
 def describe_expected(expected: set[str] | frozenset[str], lark: Lark) -> str:

@@ -100,8 +100,10 @@ def fold(op_items: list[Any], meta_pos: s.Pos) -> s.Expr:
 
 
 @v_args(meta=True, inline=True)
-class RulesBuilder(Transformer[Token, Any]):
-    """Build syntax.py nodes; an unknown tree node is a bug and raises."""
+class SourceBuilder(Transformer[Token, Any]):
+    """What both languages' builders share: positions, and citations (sections with paragraph ranges)."""
+
+    error: type[SourceError] = SourceError
 
     def __init__(self, path: str) -> None:
         super().__init__()
@@ -113,7 +115,6 @@ class RulesBuilder(Transformer[Token, Any]):
     def _p(self, meta: Any) -> s.Pos:
         return pos_of(self.path, meta)
 
-    # --- citations
     def citation(self, meta: Any, *parts: tuple[str, tuple[str, ...]]) -> s.Citation:
         return s.Citation.of(list(parts))
 
@@ -125,8 +126,15 @@ class RulesBuilder(Transformer[Token, Any]):
 
     def para(self, meta: Any, low: Token, minus: Token | None, high: Token | None) -> tuple[str, str | None]:
         if high is not None and int(str(high)[1:]) <= int(str(low)[1:]):
-            raise RulesError(self._p(meta), f"paragraph range {low}-{high} does not go up")
+            raise self.error(self._p(meta), f"paragraph range {low}-{high} does not go up")
         return (str(low), str(high) if high is not None else None)
+
+
+@v_args(meta=True, inline=True)
+class RulesBuilder(SourceBuilder):
+    """Build syntax.py nodes; an unknown tree node is a bug and raises."""
+
+    error = RulesError
 
     # --- declarations
     def start(self, meta: Any, *decls: s.Decl) -> tuple[s.Decl, ...]:

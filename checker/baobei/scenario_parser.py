@@ -5,29 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lark import Token, Transformer, v_args
+from lark import Token, v_args
 from lark.exceptions import UnexpectedInput
 
 from . import scenario_syntax as sc
 from .errors import ScenarioError, caret_excerpt
-from .rules_parser import build, expand_paras, grammar, pos_of, syntax_error, unquote
+from .rules_parser import SourceBuilder, build, grammar, pos_of, syntax_error, unquote
 from .syntax import Citation
 
 SCENARIO_SUFFIX = ".scenario"
 
 
 @v_args(meta=True, inline=True)
-class ScenarioBuilder(Transformer[Token, Any]):
+class ScenarioBuilder(SourceBuilder):
+    error = ScenarioError
+
     def __init__(self, path: str, text: str) -> None:
-        super().__init__()
-        self.path = path
+        super().__init__(path)
         self.lines = text.splitlines()
-
-    def __default__(self, data: str, children: list[Any], meta: Any) -> Any:
-        raise NotImplementedError(f"no builder for scenario rule {data!r}")
-
-    def _p(self, meta: Any) -> Any:
-        return pos_of(self.path, meta)
 
     def _tp(self, tok: Token) -> Any:
         return pos_of(self.path, tok)
@@ -66,17 +61,6 @@ class ScenarioBuilder(Transformer[Token, Any]):
 
     def m_answer(self, meta: Any, lang: Token, text: Token) -> tuple[str, Any]:
         return ("answers", (str(lang), unquote(text)))
-
-    def citation(self, meta: Any, section: Token, paras: tuple[str, ...] | None) -> Citation:
-        return Citation(str(section)[1:].strip(), paras or ())
-
-    def paras(self, meta: Any, *items: tuple[str, str | None]) -> tuple[str, ...]:
-        return expand_paras(list(items))
-
-    def para(self, meta: Any, low: Token, minus: Token | None, high: Token | None) -> tuple[str, str | None]:
-        if high is not None and int(str(high)[1:]) <= int(str(low)[1:]):
-            raise ScenarioError(self._p(meta), f"paragraph range {low}-{high} does not go up")
-        return (str(low), str(high) if high is not None else None)
 
     # --- setup
     def deal(self, meta: Any, seed: Token, *players: Token) -> sc.Deal:

@@ -60,7 +60,8 @@ class ScenarioResult:
 
 
 def cite_matches(got: Citation, want: Citation) -> bool:
-    return want.section in got.sections and set(want.paras) <= set(got.paras_of(want.section))
+    parts = want.parts or ((want.section, want.paras),)
+    return all(sec in got.sections and set(paras) <= set(got.paras_of(sec)) for sec, paras in parts)
 
 
 def check_invariants(eng: Engine, st: State) -> str | None:

@@ -9,10 +9,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from baobei.docs import EXIT_FAIL, EXIT_OK, Project, run
+from baobei.docs import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK, Project, run
+from baobei.errors import ScenarioError
 from baobei.model import load_ruleset
 from baobei.paths import PROJECT_ROOT
-from baobei.scenario_parser import parse_scenario_file
+from baobei.scenario_parser import parse_scenario_file, parse_scenario_text
 from baobei.syntax import Citation
 
 GENERATED = ("FAQ.md", "rules.md", "decisions.md")
@@ -188,6 +189,7 @@ def test_answered_items_are_proved_by_a_scenario_citing_them(generated: Project)
         for link in links:
             scenario = parse_scenario_file(generated.root / link)
             assert any(para in c.paras for c in scenario.cites), f"{link} does not cite {para}"
+            assert para in scenario.faq, f"{link} does not say it answers {para}"
             assert scenario.answers, f"{link} carries no answer"
         assert "before:" in block or "table:" in block, f"{para} shows no table"
 
@@ -250,3 +252,66 @@ def test_an_invariant_is_listed_under_the_sections_it_cites(project: Project) ->
     rules_md = (project.out / "rules.md").read_text(encoding="utf-8")
     assert _coverage(rules_md)[section][4] == 1
     assert "invariant `I99`" in rules_md
+
+
+# ---------------------------------------------------------------- which scenario answers a rulebook question
+
+CITES_P186 = """scenario "Cites the P186 paragraph, answers another question"
+cites § 3.2 [P46], § FAQ [P186]
+question de "Darf die aktive Person ihre eigene Ablage als Referenz nutzen?"
+answer de "Nein."
+question en "May the active player use her own discard as a reference?"
+answer en "No."
+
+table
+  players alice bob
+  alice: Spatz
+  bob: Amsel
+  draw: Meise
+  discard: Specht
+  active alice
+
+play
+  alice draw
+  alice discard
+  reject alice pluck target=alice.1 by § 3.2 [P47]
+"""
+
+
+def with_answers(text: str, para: str) -> str:
+    """The scenario with an `answers` line after its `cites` line."""
+    head, _, rest = text.partition("cites ")
+    cites, _, tail = rest.partition("\n")
+    return f"{head}cites {cites}\nanswers {para}\n{tail}"
+
+
+def _faq_entry(project: Project, para: str) -> str:
+    return _faq_blocks((project.out / "FAQ.md").read_text(encoding="utf-8"))[para]
+
+
+def test_citing_a_faq_paragraph_does_not_publish_an_answer_under_it(project: Project) -> None:
+    (project.scenarios / "zz_cites_p186.scenario").write_text(CITES_P186, encoding="utf-8")
+    assert _run(project)[0] == EXIT_OK
+    assert "zz_cites_p186" not in _faq_entry(project, "P186")
+    # Saying `answers P186` is what publishes it there.
+    answering = with_answers(CITES_P186, "P186")
+    (project.scenarios / "zz_cites_p186.scenario").write_text(answering, encoding="utf-8")
+    assert _run(project)[0] == EXIT_OK
+    assert "zz_cites_p186" in _faq_entry(project, "P186")
+
+
+def test_answering_a_paragraph_that_is_no_faq_question_is_refused(project: Project) -> None:
+    # P46 is cited (so the scenario parses) but is no question of the rulebook's FAQ.
+    (project.scenarios / "zz_answers_p46.scenario").write_text(with_answers(CITES_P186, "P46"), encoding="utf-8")
+    code, out = _run(project)
+    assert code == EXIT_BAD_INPUT
+    assert "`answers P46` names no question of the rulebook's FAQ" in out
+
+
+def test_answers_needs_the_citation_and_both_languages() -> None:
+    uncited = with_answers(CITES_P186, "P186").replace(", § FAQ [P186]", "")
+    with pytest.raises(ScenarioError, match="does not cite it"):
+        parse_scenario_text(uncited, "x.scenario")
+    english_only = with_answers(CITES_P186, "P186").replace('question de "Darf', '# question de "Darf')
+    with pytest.raises(ScenarioError, match="needs `question de/en`"):
+        parse_scenario_text(english_only, "x.scenario")

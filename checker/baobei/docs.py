@@ -104,6 +104,11 @@ def run(project: Project, check: bool = False, stream: TextIO | None = None) -> 
               "scenario(s); fix them and run `baobei docs` again", file=out)
         return EXIT_BAD_INPUT if replays.malformed else EXIT_FAIL
     index = build(project, replays)
+    unknown = not_rulebook_faq(index)
+    for line in unknown:
+        print(f"ERROR {line}", file=out)
+    if unknown:
+        return EXIT_BAD_INPUT
     files = generate(project, index)
     if check:
         stale = stale_files(project, files)
@@ -120,6 +125,13 @@ def run(project: Project, check: bool = False, stream: TextIO | None = None) -> 
         print(f"wrote {project.links.shown(project.out / name)}", file=out)
     print(_summary(index), file=out)
     return EXIT_OK
+
+
+def not_rulebook_faq(index: Index) -> list[str]:
+    """`answers Pn` lines naming a paragraph that is not one of the rulebook's FAQ questions."""
+    known = {item.para for item in index.book.faq}
+    return [f"{doc.rel}: `answers {para}` names no question of the rulebook's FAQ"
+            for doc in index.scenarios for para in doc.scenario.faq if para not in known]
 
 
 def _summary(index: Index) -> str:

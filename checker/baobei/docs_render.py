@@ -65,7 +65,7 @@ class FaqStatus:
 def faq_status(index: Index) -> list[FaqStatus]:
     out = []
     for item in index.book.faq:
-        proofs = [d for d in index.scenarios if d.answered and any(item.para in c.paras for c in d.scenario.cites)]
+        proofs = [d for d in index.scenarios if d.answered and item.para in d.scenario.faq]
         missing = [n for n in item.needs if not index.encoded(n)]
         out.append(FaqStatus(item, proofs, missing))
     return out
@@ -112,8 +112,8 @@ def _pending(index: Index, links: Links, status: FaqStatus) -> list[str]:
     else:
         names = ", ".join(_label(book, n) for n in item.needs)
         verb = "is" if len(item.needs) == 1 else "are"
-        text = (f"**Offen / pending:** {names} {verb} encoded, but no passing scenario cites [{item.para}] "
-                "with a question and answer yet.")
+        text = (f"**Offen / pending:** {names} {verb} encoded, but no passing scenario answers [{item.para}] "
+                "yet.")
     lines = ["", text]
     if status.proofs:
         lines += ["", "Scenarios citing it so far: " + ", ".join(links.scenario(d) for d in status.proofs) + "."]
@@ -149,8 +149,7 @@ def _home(index: Index, doc: ScenarioDoc) -> str:
 def render_faq(index: Index, links: Links) -> str:
     statuses = faq_status(index)
     faq_paras = {st.item.para for st in statuses}
-    clarifications = [d for d in index.scenarios if d.has_faq
-                      and not any(set(c.paras) & faq_paras for c in d.scenario.cites)]
+    clarifications = [d for d in index.scenarios if d.has_faq and not set(d.scenario.faq) & faq_paras]
     groups: dict[str, list[list[str]]] = {}
     for st in statuses:
         groups.setdefault(st.item.section, []).append(_faq_item(index, links, st))

@@ -33,16 +33,34 @@ class ScenarioBuilder(SourceBuilder):
 
     # --- header
     def start(self, meta: Any, header: dict[str, Any], setup: Any, steps: tuple[sc.Step, ...]) -> sc.Scenario:
-        return sc.Scenario(self.path, header["pos"], header["title"], tuple(header["cites"]),
-                           tuple(header["tags"]), tuple(header["assumes"]), header["questions"],
-                           header["answers"], setup, steps)
+        scenario = sc.Scenario(self.path, header["pos"], header["title"], tuple(header["cites"]),
+                               tuple(header["tags"]), tuple(header["assumes"]), header["questions"],
+                               header["answers"], setup, steps, tuple(header["faq"]))
+        self._check_faq(scenario, header["faq_pos"])
+        return scenario
+
+    def _check_faq(self, scenario: sc.Scenario, pos: Any) -> None:
+        """`answers P186` publishes this scenario's answer under a rulebook FAQ question: it must
+        carry a question and answer in both languages, and cite that paragraph."""
+        if not scenario.faq:
+            return
+        if set(scenario.answers) != {"de", "en"} or set(scenario.questions) != {"de", "en"}:
+            raise ScenarioError(pos, "a scenario that answers a rulebook FAQ question needs `question de/en` "
+                                "and `answer de/en`")
+        cited = {p for c in scenario.cites for p in c.paras}
+        for para in scenario.faq:
+            if para not in cited:
+                raise ScenarioError(pos, f"the scenario answers {para} but its `cites` line does not cite it")
 
     def header(self, meta: Any, title: Token, *metas: tuple[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {"pos": self._p(meta), "title": unquote(title), "cites": [], "tags": [],
-                               "assumes": [], "questions": {}, "answers": {}}
+                               "assumes": [], "questions": {}, "answers": {}, "faq": [], "faq_pos": None}
         for key, value in metas:
             if key in ("questions", "answers"):
                 out[key][value[0]] = value[1]
+            elif key == "faq":
+                out["faq"].extend(value[0])
+                out["faq_pos"] = value[1]
             else:
                 out[key].extend(value)
         return out
@@ -55,6 +73,9 @@ class ScenarioBuilder(SourceBuilder):
 
     def m_assumes(self, meta: Any, *names: Token) -> tuple[str, Any]:
         return ("assumes", [str(n) for n in names])
+
+    def m_answers_faq(self, meta: Any, *paras: Token) -> tuple[str, Any]:
+        return ("faq", ([str(p) for p in paras], self._p(meta)))
 
     def m_question(self, meta: Any, lang: Token, text: Token) -> tuple[str, Any]:
         return ("questions", (str(lang), unquote(text)))

@@ -104,3 +104,4 @@ class Scenario:
     answers: dict[str, str] = field(hash=False)
     setup: Table | Deal = field(hash=False)
     steps: tuple[Step, ...] = ()
+    faq: tuple[str, ...] = ()  # the rulebook FAQ paragraphs this scenario's answer answers

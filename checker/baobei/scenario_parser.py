@@ -40,7 +40,7 @@ class ScenarioBuilder(SourceBuilder):
         return scenario
 
     def _check_faq(self, scenario: sc.Scenario, pos: Any) -> None:
-        """`answers P186` publishes this scenario's answer under a rulebook FAQ question: it must
+        """An `answers` line publishes this scenario's answer under a rulebook FAQ question: it must
         carry a question and answer in both languages, and cite that paragraph."""
         if not scenario.faq:
             return

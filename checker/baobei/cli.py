@@ -125,6 +125,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    from .scenario_runner import engine_for
+    from .simulate import playthrough
+
+    eng = engine_for(_rules_dir(args))
+    for line in playthrough(eng, args.players, args.seed, args.rounds):
+        print(line)
+    return EXIT_OK
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from .verify import run_verify  # imports z3: only this command pays for it
 
@@ -145,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("explain", "print the step-by-step trace of one scenario", cmd_explain),
         ("rules", "validate and summarize the rules", cmd_rules),
         ("bench", "seeded random legal play: moves/s and rounds/s", cmd_bench),
+        ("play", "print a seeded random game, move by move, each event with its rule", cmd_play),
         ("verify", "prove the rules' invariants with Z3", cmd_verify),
         ("docs", "generate docs/ from the rules and the passing scenarios", cmd_docs),
     ]
@@ -164,6 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--rounds", type=int, default=200)
             p.add_argument("--seed", type=int, default=1)
             p.add_argument("--repeat", type=int, default=3, help="runs to time; the median is reported")
+        elif name == "play":
+            p.add_argument("--players", type=int, default=3)
+            p.add_argument("--seed", type=int, default=1)
+            p.add_argument("--rounds", type=int, default=1, help="rounds to play; the output ends with the next deal")
         elif name == "verify":
             p.add_argument("--players", type=int, help="one player count (default: every allowed count)")
             p.add_argument("--emit-scenario", metavar="FILE", help="write a counterexample as a scenario")

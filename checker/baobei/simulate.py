@@ -51,6 +51,22 @@ def play_match(eng: Engine, st: State, rng: random.Random, cap: int, stats: Play
             return
 
 
+def playthrough(eng: Engine, players: int, seed: int, rounds: int, cap: int = 5000) -> list[str]:
+    """A seeded random game, as text: every move and every event with the rule it cites."""
+    names = [f"p{i + 1}" for i in range(players)]
+    st, events = eng.new_match(names, seed)
+    rng = random.Random(seed)
+    lines = [f"{e.text}  [{e.rule}, {e.cite}]" for e in events]
+    first = st.round
+    for _ in range(cap):
+        move = eng.random_move(st, rng)
+        if move is None or st.round - first >= rounds:
+            break
+        lines.append(f"> {eng.describe(st, move)}")
+        lines += [f"  {e.text}  [{e.rule}, {e.cite}]" for e in eng.push(st, move)[1:]]
+    return lines
+
+
 def bench(eng: Engine, players: int, rounds: int, seed: int, cap: int = 5000) -> PlayStats:
     names = [f"p{i + 1}" for i in range(players)]
     rng = random.Random(seed)

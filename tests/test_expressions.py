@@ -109,3 +109,12 @@ def test_bad_expressions_are_positioned_errors(default_engine: Engine, table: St
     with pytest.raises(ScenarioError, match=message) as err:
         compile_probe(default_engine, table, text, HERE)
     assert str(err.value).startswith("test:1:1")
+
+
+def test_every_builtin_declares_the_kind_of_its_value(default_engine: Engine) -> None:
+    from baobei.builtins import ARG_KINDS, GLOBALS, RESULT_KINDS
+
+    missing = [name for name in [*default_engine.functions, *GLOBALS]
+               if name not in RESULT_KINDS and name not in ("hand", "draw_pile", "discard_pile", "under_pile")]
+    assert not missing, f"builtins without a result kind: {missing}"
+    assert set(ARG_KINDS) <= set(default_engine.functions)

@@ -187,3 +187,29 @@ def test_a_paragraph_range_that_does_not_go_up_is_refused(make_variant: MakeVari
 def test_a_face_up_pile_must_be_a_pile(make_variant: MakeVariant) -> None:
     d = make_variant(("02_setup.bao", "face up discard_pile", "face up discard_heap"))
     assert "unknown pile 'discard_heap'" in load_error(d).message
+
+
+@pytest.mark.parametrize(("definition", "message"), [
+    ("define bad = sum p in players: value(p)", "argument 1 of 'value' is a card; this is a player"),
+    ("define bad = round_value(top(discard_pile))", "argument 1 of 'round_value' is a player; this is a card"),
+    ("define bad = top(active)", "argument 1 of 'top' is a pile; this is a player"),
+])
+def test_kinds_of_local_names_and_definition_arguments_are_checked(make_variant: MakeVariant, definition: str,
+                                                                    message: str) -> None:
+    d = make_variant()
+    with (d / "07_scoring.bao").open("a", encoding="utf-8") as f:
+        f.write("\n" + definition + "\n")
+    err = load_error(d)
+    assert message in err.message and err.pos.file == str(d / "07_scoring.bao")
+
+
+@pytest.mark.parametrize("definition", [
+    "define ok(p: player) = sum p in cards(p): value(p)",  # a local may shadow a name of another kind
+    "define ok = size(cards(first p in contenders where true))",
+    "define ok = first c in cards(active) where value(c) > 3",
+])
+def test_well_kinded_definitions_load(make_variant: MakeVariant, definition: str) -> None:
+    d = make_variant()
+    with (d / "07_scoring.bao").open("a", encoding="utf-8") as f:
+        f.write("\n" + definition + "\n")
+    Engine(load_ruleset(d))

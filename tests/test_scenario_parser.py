@@ -202,3 +202,28 @@ def test_a_probe_passing_a_player_where_a_card_belongs_is_malformed(default_engi
 def test_a_value_is_read_back_as_the_kind_it_is(default_engine: Engine, probe: str, actual: str) -> None:
     result = run_scenario(parse_scenario_text(GOOD + f"  expect value {probe}\n", PATH), default_engine)
     assert result.failure is not None and actual in result.failure.message
+
+
+@pytest.mark.parametrize(("probe", "label"), [
+    ('value "active" = 0', '"active" is a player'),
+    ('value "others(alice)" = [1]', '"others(alice)" is a player'),
+    ("bao_caller = 0", "bao_caller is a player"),
+    ('value "top(discard_pile)" = 3', '"top(discard_pile)" is a card'),
+])
+def test_a_number_where_a_player_or_card_is_meant_is_refused(default_engine: Engine, probe: str, label: str) -> None:
+    err = error_of(GOOD + f"  expect {probe}\n", default_engine)
+    assert label in err.message and "not the number" in err.message
+
+
+def test_a_seat_outside_the_round_holds_no_cards_and_does_not_act(default_engine: Engine) -> None:
+    text = broken("  active alice\n", "  active alice\n  among bob\n")
+    assert "alice is not in this round" in error_of(text, default_engine).message
+
+
+def test_an_answering_scenario_must_prove_something() -> None:
+    header = ('tags test\nanswers P186\nquestion de "F?"\nanswer de "A."\nquestion en "Q?"\nanswer en "A."\n')
+    text = GOOD.replace("tags test\n", header).replace("cites § 3.3 [P53]", "cites § 3.3 [P53], § FAQ [P186]")
+    only_moves = text.split("play\n")[0] + "play\n  alice draw\n"
+    with pytest.raises(ScenarioError, match="must prove it"):
+        parse_scenario_text(only_moves, PATH)
+    parse_scenario_text(text, PATH)  # with its expectations it is accepted

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from baobei.cli import main
 from baobei.engine import Engine
+from baobei.errors import EngineError
 from baobei.model import load_ruleset
 from baobei.paths import default_rules_dir
 from baobei.scenario_parser import parse_scenario_text
@@ -296,3 +297,12 @@ PEEK_DRAWS = ("05_abilities.bao", "do { peek actor card_at(target) }",
 def test_the_drawer_is_the_player_whose_ability_draws(make_variant: MakeVariant) -> None:
     result = replay(DRAWER_IS_THE_ACTOR, engine(make_variant(PEEK_DRAWS)))
     assert result.passed, result.failure
+
+
+def test_a_decision_round_needs_table_rows_for_its_size(make_variant: MakeVariant) -> None:
+    # Three to six players, no rows for two: a tie of two cannot be dealt, and the engine says why.
+    variant = engine(make_variant(("02_setup.bao", "players 2..6", "players 3..6"),
+                                  ("02_setup.bao", "  2: 5\n", "")))
+    st, _ = variant.new_match(["a", "b", "c"], 1, log=False)
+    with pytest.raises(EngineError, match=r"'hand_size' .* has no row for a round of 2 players"):
+        variant.start_round(st, None, [0, 1])

@@ -165,7 +165,7 @@ RESULT_KINDS: dict[str, str] = {
     "knows": "bool", "places": "int", "max": "int", "min": "int", "abs": "int",
     "players": "list player", "deck": "list card", "player_count": "int", "active": "player", "phase": "str",
     "round": "int", "turn": "int", "window_ref": "card", "window_kind": "str", "window_used": "bool",
-    "window_players": "list player",
+    "window_players": "list player", "draw_pile": "pile", "discard_pile": "pile", "under_pile": "pile",
 }
 
 # The kinds of the arguments of builtins whose arguments have one kind.
@@ -175,7 +175,7 @@ ARG_KINDS: dict[str, tuple[str, ...]] = {
     "occupied": ("slot",), "slot": ("player", "int"), "cards": ("player",), "slots": ("player",),
     "free_slots": ("player",), "free_slot": ("player", "slot"), "held": ("player",), "hand": ("player",),
     "others": ("player",), "seats_from": ("player",), "seats_after": ("player",), "knows": ("player", "card"),
-    "max": ("int", "int"), "min": ("int", "int"), "abs": ("int",),
+    "max": ("int", "int"), "min": ("int", "int"), "abs": ("int",), "top": ("pile",),
 }
 
 # Sources a `shuffle ... into draw_pile` may gather.

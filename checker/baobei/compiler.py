@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from . import syntax as s
 from .builtins import ARG_KINDS, GLOBALS, SHUFFLE_SOURCES, pile_list
 from .errors import EngineError, RulesError
-from .kinds import compatible, kind_of
+from .kinds import compatible, declared_kind, element, kind_of
 from .state import PileLoc
 
 if TYPE_CHECKING:
@@ -160,18 +160,20 @@ class Compiler:
             if len(define.formals or ()) != len(args):
                 wanted = len(define.formals or ())
                 raise RulesError(node.pos, f"{node.func!r} takes {wanted} argument(s), got {len(args)}")
+            expected = tuple(declared_kind(f.type) for f in define.formals or ())
+            self._check_kinds(node, expected)
             return self._define_call(node.func, args)
         if node.func not in self.functions:
             raise RulesError(node.pos, f"unknown function {node.func!r}")
         arity, impl = self.functions[node.func]
         if arity != len(args):
             raise RulesError(node.pos, f"{node.func!r} takes {arity} argument(s), got {len(args)}")
-        self._check_kinds(node)
+        self._check_kinds(node, ARG_KINDS.get(node.func, ()))
         return _guarded_call(impl, args, node.func, node.pos)
 
-    def _check_kinds(self, node: s.Call) -> None:
-        """A builtin given a player where it reads a card (say) is a rules error, found at load."""
-        for i, (wanted, arg) in enumerate(zip(ARG_KINDS.get(node.func, ()), node.args, strict=False), 1):
+    def _check_kinds(self, node: s.Call, expected: tuple[str, ...]) -> None:
+        """A function given a player where it reads a card (say) is a rules error, found at load."""
+        for i, (wanted, arg) in enumerate(zip(expected, node.args, strict=False), 1):
             got = kind_of(self.rules, arg, self.kinds)
             if not compatible(wanted, got):
                 raise RulesError(arg.pos, f"argument {i} of {node.func!r} is a {wanted}; this is a {got}")
@@ -243,9 +245,21 @@ class Compiler:
         cond, then, other = (self.expr(n, scope) for n in (node.cond, node.then, node.other))
         return lambda ctx: then(ctx) if cond(ctx) else other(ctx)
 
+    def _bound(self, var: str, domain: s.Expr, node: s.Expr, scope: frozenset[str]) -> Fn:
+        """Compile `node` with `var` bound to the items of `domain` (its kind known while compiling)."""
+        saved = self.kinds.get(var)
+        self.kinds[var] = element(kind_of(self.rules, domain, self.kinds)) or ""
+        try:
+            return self.expr(node, scope | {var})
+        finally:
+            if saved is None:
+                del self.kinds[var]
+            else:
+                self.kinds[var] = saved
+
     def _e_Quant(self, node: s.Quant, scope: frozenset[str]) -> Fn:
         domain = self.expr(node.domain, scope)
-        body = self.expr(node.body, scope | {node.var})
+        body = self._bound(node.var, node.domain, node.body, scope)
         var = node.var
         if node.kind in ("all", "any"):
             return _short_circuit(node.kind == "all", var, domain, body)
@@ -262,7 +276,7 @@ class Compiler:
 
     def _e_First(self, node: s.First, scope: frozenset[str]) -> Fn:
         domain = self.expr(node.domain, scope)
-        cond = self.expr(node.cond, scope | {node.var})
+        cond = self._bound(node.var, node.domain, node.cond, scope)
         var = node.var
 
         def first(ctx: Ctx) -> Any:
@@ -276,7 +290,7 @@ class Compiler:
 
     def _e_Filter(self, node: s.Filter, scope: frozenset[str]) -> Fn:
         domain = self.expr(node.domain, scope)
-        cond = self.expr(node.cond, scope | {node.var})
+        cond = self._bound(node.var, node.domain, node.cond, scope)
         var = node.var
 
         def keep(ctx: Ctx) -> list[Any]:
@@ -313,6 +327,7 @@ class Compiler:
     def _s_Let(self, node: s.Let, scope: frozenset[str], origin: Origin) -> tuple[Proc, frozenset[str]]:
         value = self.expr(node.value, scope)
         name = node.name
+        self.kinds[name] = kind_of(self.rules, node.value, self.kinds) or ""  # "" when unknown: no check
 
         def let(ctx: Ctx) -> None:
             ctx.env[name] = value(ctx)
@@ -335,6 +350,8 @@ class Compiler:
     def _s_Draw(self, node: s.Draw, scope: frozenset[str], origin: Origin) -> tuple[Proc, frozenset[str]]:
         into = self.expr(node.into, scope)
         new_scope = scope | {node.bind} if node.bind else scope
+        if node.bind:
+            self.kinds[node.bind] = "card"
         return self.eng.ops.draw(into, node.bind, origin), new_scope
 
     def _s_MoveCard(self, node: s.MoveCard, scope: frozenset[str], origin: Origin) -> tuple[Proc, frozenset[str]]:
@@ -383,6 +400,7 @@ class Compiler:
     def _s_Pick(self, node: s.Pick, scope: frozenset[str], origin: Origin) -> tuple[Proc, frozenset[str]]:
         domain = self.expr(node.domain, scope)
         name = node.name
+        self.kinds[name] = element(kind_of(self.rules, node.domain, self.kinds)) or ""
 
         def pick(ctx: Ctx) -> None:
             items = list(items_of(ctx, domain(ctx)))
@@ -411,7 +429,10 @@ class Compiler:
 
     def _s_ForEach(self, node: s.ForEach, scope: frozenset[str], origin: Origin) -> tuple[Proc, frozenset[str]]:
         domain = self.expr(node.domain, scope)
+        saved = self.kinds.get(node.var)
+        self.kinds[node.var] = element(kind_of(self.rules, node.domain, self.kinds)) or ""
         body = self.block(node.body, scope | {node.var}, origin)
+        self.kinds[node.var] = saved if saved is not None else ""
         var = node.var
 
         def loop(ctx: Ctx) -> None:

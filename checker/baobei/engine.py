@@ -19,7 +19,7 @@ from . import syntax as s
 from .builtins import CardFacts, make_functions
 from .compiler import Compiler, Ctx, Event, Fn, Origin, Proc, free_names
 from .errors import BaoError, EngineError, IllegalMove, Rejection
-from .kinds import ENGINE_NAMES
+from .kinds import ENGINE_NAMES, formal_kinds
 from .kinds import PARAM_KINDS as KIND_OF_PARAM
 from .model import Ruleset
 from .ops import Ops
@@ -85,18 +85,18 @@ class Engine:
         self._check_define_cycles()
         self._check_routine_cycles()
         for d in self.rules.defines.values():
-            comp.kinds = _formal_kinds(d.formals or ())
+            comp.kinds = formal_kinds(d.formals or ())
             self.define_fns[d.name] = comp.expr(d.body, frozenset(f.name for f in d.formals or ()))
         comp.kinds = {}
         for v in self.rules.variables.values():
             self.var_inits[v.name] = comp.expr(v.init, frozenset())
         for r in self.rules.routines.values():
             scope = frozenset(f.name for f in r.formals) | {"actor"}
-            comp.kinds = {**ENGINE_NAMES, **_formal_kinds(r.formals)}
+            comp.kinds = {**ENGINE_NAMES, **formal_kinds(r.formals)}
             self.routine_procs[r.name] = comp.block(r.body, scope, Origin(r.name, r.cite))
         for h in self.rules.hooks.values():
             scope = frozenset(f.name for f in h.formals) | {"actor"}
-            comp.kinds = {**ENGINE_NAMES, **_formal_kinds(h.formals)}
+            comp.kinds = {**ENGINE_NAMES, **formal_kinds(h.formals)}
             self.hook_procs[h.name] = comp.block(h.body, scope, Origin(f"on {h.name}", h.cite))
         for m in self.rules.moves.values():
             comp.kinds = {**ENGINE_NAMES, **{p.name: KIND_OF_PARAM[p.kind] for p in m.params}}
@@ -193,6 +193,9 @@ class Engine:
             return str(st.names[value])
         if vtype == "card":
             return self.facts.label(value)
+        if vtype in ("players", "cards"):
+            item = vtype[:-1]
+            return "[" + ", ".join(self.format_value(st, item, v) for v in value) + "]"
         if isinstance(value, tuple):
             return self.slot_label(st, value)
         return str(value).lower() if isinstance(value, bool) else f"{value}"
@@ -227,9 +230,13 @@ class Engine:
         lo, hi = self.rules.min_players, self.rules.max_players
         if not lo <= n <= hi:
             raise BaoError(f"{n} players: these rules allow {lo} to {hi} players ({self.rules.players_cite})")
+        self.check_tables(n)
+
+    def check_tables(self, n: int) -> None:
+        """Every table has a row for a round of n players (a decision round may have fewer than the match)."""
         for name, table in self.rules.tables.items():
             if self.rules.table_value(name, n) is None:
-                raise BaoError(f"table {name!r} ({table.cite}) has no row for {n} players")
+                raise EngineError(f"table {name!r} ({table.cite}) has no row for a round of {n} players")
 
     def new_match(self, names: list[str], seed: int, log: bool = True) -> tuple[State, list[Event]]:
         st = self.blank_state(names, seed)
@@ -242,6 +249,7 @@ class Engine:
         st.seat_round(list(range(len(st.names))) if players is None else players)
         if not st.in_round:
             raise EngineError("a round needs at least one player")
+        self.check_tables(len(st.seats))
         st.round += 1
         ctx = Ctx(st, {"actor": None}, log, self)
         for v in self.rules.variables.values():
@@ -560,10 +568,6 @@ def _is_window_guard(cond: s.Expr) -> bool:
 def _is_actor_active(cond: s.Expr) -> bool:
     return (isinstance(cond, s.Binary) and cond.op == "==" and isinstance(cond.left, s.Name)
             and isinstance(cond.right, s.Name) and {cond.left.name, cond.right.name} == {"actor", "active"})
-
-
-def _formal_kinds(formals: tuple[s.Formal, ...]) -> dict[str, str]:
-    return {f.name: f.type for f in formals if f.type != "list"}
 
 
 def _runs(body: tuple[s.Stmt, ...]) -> set[str]:

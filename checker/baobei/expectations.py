@@ -180,6 +180,10 @@ def _compare(eng: Engine, st: State, label: str, got: Any, want: sc.Value, kind:
     """Compare a value of the given kind (player, card, int, list player ...; None if unknown)."""
     if want.kind == "list":
         return _compare_list(eng, st, label, got, want, kind)
+    if want.kind == "int" and kind in ("player", "card"):
+        # Seats and cards are numbers inside; a scenario names them, so a wrong one cannot pass.
+        what = "a player's name" if kind == "player" else "a card's species"
+        raise ScenarioError(want.pos, f"{label} is a {kind}: write {what}, not the number {want}")
     if want.kind == "name" and isinstance(got, int) and not isinstance(got, bool):
         shown = _name_of(eng, st, got, kind, want.data)
         ok = shown == want.data

@@ -15,6 +15,15 @@ from .model import Ruleset
 # Names the engine binds while a rule runs.
 ENGINE_NAMES = {"actor": "player", "source": "card"}
 
+# Declared list types, as value kinds.
+LIST_TYPES = {"players": "list player", "cards": "list card"}
+
+
+def declared_kind(type_name: str) -> str:
+    """The kind of a value declared with this type (`players` is a list of players)."""
+    return LIST_TYPES.get(type_name, type_name)
+
+
 # Parameter kinds of moves, as value kinds.
 PARAM_KINDS = {"slot": "slot", "own_slot": "slot", "free_slot": "slot", "player": "player", "bool": "bool"}
 
@@ -30,7 +39,7 @@ def kind_of(rules: Ruleset, node: s.Expr, known: dict[str, str]) -> str | None:
     if isinstance(node, s.Call):
         define = rules.defines.get(node.func)
         if define is not None:
-            return kind_of(rules, define.body, _formal_kinds(define.formals))
+            return kind_of(rules, define.body, formal_kinds(define.formals))
         return RESULT_KINDS.get(node.func)
     if isinstance(node, s.Index):
         return _index_kind(rules, node, known)
@@ -46,7 +55,7 @@ def _name_kind(rules: Ruleset, name: str, known: dict[str, str]) -> str | None:
         return known[name] or None
     var = rules.variables.get(name)
     if var is not None:
-        return None if var.type == "list" else var.type
+        return declared_kind(var.type)
     define = rules.defines.get(name)
     if define is not None and not define.formals:
         return kind_of(rules, define.body, {})
@@ -58,31 +67,32 @@ def _index_kind(rules: Ruleset, node: s.Index, known: dict[str, str]) -> str | N
         if node.base.name in rules.tables:
             return "int"
         var = rules.variables.get(node.base.name)
-        if var is not None:
-            return var.type
-    return _element(kind_of(rules, node.base, known))
+        if var is not None and var.per_player:
+            return declared_kind(var.type)
+    return element(kind_of(rules, node.base, known))
 
 
 def _compound_kind(rules: Ruleset, node: s.Expr, known: dict[str, str]) -> str | None:
     if isinstance(node, s.Quant):
         fixed = {"all": "bool", "any": "bool", "sum": "int", "count": "int"}.get(node.kind)
-        return fixed or kind_of(rules, node.body, {**known, node.var: _element(kind_of(rules, node.domain, known))
+        return fixed or kind_of(rules, node.body, {**known, node.var: element(kind_of(rules, node.domain, known))
                                                    or ""})
     if isinstance(node, s.Filter):
         return kind_of(rules, node.domain, known)
     if isinstance(node, s.First):
-        return _element(kind_of(rules, node.domain, known))
+        return element(kind_of(rules, node.domain, known))
     if isinstance(node, s.IfExpr):
         return kind_of(rules, node.then, known) or kind_of(rules, node.other, known)
     return None
 
 
-def _element(kind: str | None) -> str | None:
+def element(kind: str | None) -> str | None:
+    """The kind of a list's items (None when the list's kind is unknown)."""
     return kind.removeprefix("list ") if kind and kind.startswith("list ") else None
 
 
-def _formal_kinds(formals: tuple[s.Formal, ...] | None) -> dict[str, str]:
-    return {f.name: f.type for f in formals or () if f.type != "list"}
+def formal_kinds(formals: tuple[s.Formal, ...] | None) -> dict[str, str]:
+    return {f.name: declared_kind(f.type) for f in formals or ()}
 
 
 def compatible(expected: str, got: str | None) -> bool:

@@ -12,7 +12,7 @@ from .rules_parser import parse_rules_dir
 PILE_NAMES = ("draw_pile", "discard_pile", "under_pile")
 
 # The kinds of value a variable or a formal parameter may be declared with.
-VALUE_TYPES = ("int", "bool", "str", "player", "card", "slot", "list")
+VALUE_TYPES = ("int", "bool", "str", "player", "card", "slot", "players", "cards")
 
 # Moments at which the engine hands control to the rules.
 HOOKS = {"round_start": 0, "draw_empty": 1}

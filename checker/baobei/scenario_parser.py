@@ -47,6 +47,9 @@ class ScenarioBuilder(SourceBuilder):
         if set(scenario.answers) != {"de", "en"} or set(scenario.questions) != {"de", "en"}:
             raise ScenarioError(pos, "a scenario that answers a rulebook FAQ question needs `question de/en` "
                                 "and `answer de/en`")
+        if not any(isinstance(step, (sc.Expect, sc.Reject)) for step in scenario.steps):
+            raise ScenarioError(pos, "a scenario that answers a rulebook FAQ question must prove it: "
+                                "it needs at least one `expect` or `reject` step")
         cited = {p for c in scenario.cites for p in c.paras}
         for para in scenario.faq:
             if para not in cited:

@@ -75,6 +75,7 @@ def build_table(eng: Engine, table: sc.Table) -> State:
     if table.among is not None:
         names, pos = table.among
         st.seat_round([player_index(st, name, pos) for name in names])
+        _check_seated(st, table)
     st.active = player_index(st, table.active[0], table.active[1]) if table.active else st.seats[0]
     for name, places, pos in table.knows:
         p = player_index(st, name, pos)
@@ -109,6 +110,18 @@ def _place_cards(eng: Engine, st: State, table: sc.Table, pool: CardPool) -> Non
         st.known[card] |= 1 << p
 
 
+def _check_seated(st: State, table: sc.Table) -> None:
+    """Only the players of the round hold cards or act in it (a deal among them gathers every card)."""
+    for name, cards, pos in table.tableaux:
+        if not st.in_round >> player_index(st, name, pos) & 1 and any(c is not None for c in cards):
+            raise ScenarioError(pos, f"{name} is not in this round (`among`) and can hold no cards")
+    for name, _, pos in table.holds:
+        if not st.in_round >> player_index(st, name, pos) & 1:
+            raise ScenarioError(pos, f"{name} is not in this round (`among`) and can hold no card")
+    if table.active is not None and not st.in_round >> player_index(st, *table.active) & 1:
+        raise ScenarioError(table.active[1], f"{table.active[0]} is not in this round (`among`)")
+
+
 def card_at_place(st: State, place: sc.Place) -> int:
     p = player_index(st, place.player, place.pos)
     card = st.card_at((p, place.slot))
@@ -141,10 +154,10 @@ def convert(eng: Engine, st: State, value: sc.Value, vtype: str) -> Any:
     if vtype == "card":
         # A species names no single card: a card value comes only from play.
         raise ScenarioError(value.pos, f"a card cannot be written in a scenario (found {value}); only none")
-    if vtype == "list":
+    if vtype in ("players", "cards"):
         if value.kind != "list":
             raise ScenarioError(value.pos, f"expected a list like [alice, bob], found {value}")
-        return [convert(eng, st, item, "player" if item.kind == "name" else "") for item in value.data]
+        return [convert(eng, st, item, vtype[:-1]) for item in value.data]
     if value.kind == "slot":
         place = value.data
         return (player_index(st, place.player, place.pos), place.slot)

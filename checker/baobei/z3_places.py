@@ -248,7 +248,7 @@ class RuleProver:
             return self.player(label, may_be_none)
         if vtype == "card":
             return self.card(label, None, m)
-        if vtype == "list":
+        if vtype in ("players", "cards"):
             # A declared list (of players, say a routine's `leaders: list`): any subset of the seats.
             return TList(tuple((self.player(label, False), fresh_bool(label + "_in")) for _ in range(self.n)))
         return TOther(vtype)
@@ -532,7 +532,7 @@ def _fits(formal: str, got: TVal) -> bool:
         return isinstance(got, TPlayer)
     if formal == "card":
         return isinstance(got, TCard)
-    if formal == "list":
+    if formal in ("players", "cards"):
         return isinstance(got, TList)
     return isinstance(got, TOther) and got.kind == formal
 

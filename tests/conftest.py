@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from baobei.engine import Engine
-from baobei.model import load_ruleset
-from baobei.paths import default_rules_dir
+from baobei.engine.engine import Engine
+from baobei.language.load import load_ruleset
+from baobei.language.paths import default_rules_dir
 
 pytest_plugins = ["pytester"]
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from baobei.docs_data import load_book
-from baobei.model import load_ruleset
-from baobei.paths import PROJECT_ROOT, default_rules_dir, default_scenarios_dir
-from baobei.scenario_parser import parse_scenario_file, scenario_files
-from baobei.scenario_syntax import Reject
-from baobei.syntax import Citation
+from baobei.docs.book import load_book
+from baobei.language.load import load_ruleset
+from baobei.language.paths import PROJECT_ROOT, default_rules_dir, default_scenarios_dir
+from baobei.scenarios.parser import parse_scenario_file, scenario_files
+from baobei.scenarios.syntax import Reject
+from baobei.language.source import Citation
 
 
 def misplaced(cite: Citation) -> list[str]:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from baobei.cli import main
-from baobei.engine import Engine
-from baobei.paths import default_scenarios_dir
+from baobei.engine.engine import Engine
+from baobei.language.paths import default_scenarios_dir
 from conftest import DRAW_SCENARIO
 
 MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import cache
 
-from baobei import scenario_syntax as sc
-from baobei.errors import BaoError
-from baobei.model import Ruleset, load_ruleset
-from baobei.paths import default_rules_dir, default_scenarios_dir
-from baobei.scenario_parser import parse_scenario_file, scenario_files
-from baobei.syntax import Citation
+from baobei.scenarios import syntax as sc
+from baobei.language.errors import BaoError
+from baobei.language.load import load_ruleset
+from baobei.language.ruleset import Ruleset
+from baobei.language.paths import default_rules_dir, default_scenarios_dir
+from baobei.scenarios.parser import parse_scenario_file, scenario_files
+from baobei.language.source import Citation
 
 
 @cache

@@ -9,12 +9,12 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from baobei.docs import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK, Project, run
-from baobei.errors import ScenarioError
-from baobei.model import load_ruleset
-from baobei.paths import PROJECT_ROOT
-from baobei.scenario_parser import parse_scenario_file, parse_scenario_text
-from baobei.syntax import Citation
+from baobei.docs.generate import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK, Project, run
+from baobei.language.errors import ScenarioError
+from baobei.language.load import load_ruleset
+from baobei.language.paths import PROJECT_ROOT
+from baobei.scenarios.parser import parse_scenario_file, parse_scenario_text
+from baobei.language.source import Citation
 
 GENERATED = ("FAQ.md", "rules.md", "decisions.md")
 RULEBOOK_FAQ = [f"P{n}" for n in range(183, 204)]  # the 21 questions the issue names

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import random
 import subprocess
@@ -11,12 +12,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from baobei.engine import Engine, Move
-from baobei.errors import IllegalMove, Rejection
-from baobei.state import State
-from baobei.syntax import Citation
+from baobei.engine.engine import Engine
+from baobei.engine.move import Move
+from baobei.language.errors import IllegalMove, Rejection
+from baobei.engine.state import State
+from baobei.language.source import Citation
 
-PHASES = {"peek", "turn", "drawn", "discarded", "turn_end", "round_over", "decision_due", "match_over"}
+PHASES = {"peek", "turn", "drawn", "turn_end", "round_over", "decision_due", "match_over"}
 MOVE_CAP = 5000  # a generous bound per match: even the patient policy ends a match in about a thousand moves
 
 
@@ -24,15 +26,16 @@ def names(n: int) -> list[str]:
     return [f"p{i + 1}" for i in range(n)]
 
 
-def snapshot(st: State) -> tuple[Any, ...]:
-    """Everything a move could change, as plain comparable values."""
-    window = None if st.window is None else (st.window.kind, st.window.ref, st.window.players, st.window.used)
-    return (
-        [list(row) for row in st.tableaux], list(st.draw), list(st.discard), list(st.under), list(st.box),
-        list(st.hands), st.active, st.phase, st.round, st.turn, dict(st.vars),
-        {k: list(v) for k, v in st.pvars.items()}, list(st.known), window, list(st.pending),
-        st.in_round, list(st.seats), st.rng.getstate(),
-    )
+def snapshot(st: State) -> str:
+    """Everything a move could change: the state's JSON form (random generator included)."""
+    return json.dumps(st.to_json(), sort_keys=True)
+
+
+def every_card(st: State) -> list[int]:
+    """Every card in play or in the box, once per place it lies in."""
+    out = [c for row in st.tableaux for c in row if c is not None]
+    out += [c for hand in st.hands for c in hand] + [c for pile in st.piles for c in pile] + st.box
+    return sorted(out)
 
 
 def patient_move(eng: Engine, st: State, rng: random.Random) -> Move | None:
@@ -184,7 +187,7 @@ def test_a_different_seed_gives_a_different_match(default_engine: Engine) -> Non
 
 EVENTS_SCRIPT = """
 import random
-from baobei.scenario_runner import engine_for
+from baobei.scenarios.runner import engine_for
 eng = engine_for(None)
 st, events = eng.new_match(["a", "b", "c", "d"], 5)
 rng = random.Random(50)
@@ -234,7 +237,7 @@ def test_every_generated_move_passes_check(default_engine: Engine) -> None:
                 names_seen.add(move.name)
                 checked += 1
     assert checked > 1000
-    assert {"look", "draw", "keep", "discard", "take", "pluck", "proceed", "end_turn", "bao"} <= names_seen
+    assert {"look", "draw", "keep", "discard", "take", "pluck", "end_turn", "bao"} <= names_seen
 
 
 def test_moves_found_illegal_are_not_generated(default_engine: Engine) -> None:
@@ -259,7 +262,7 @@ def test_check_and_legal_moves_agree_on_pluck_arguments(default_engine: Engine) 
     disagreements: list[str] = []
     for seed in range(4):
         for st in random_states(eng, 3, seed=seed, moves=300, patient=True):
-            if st.window is None or st.window.used:
+            if st.window is None or st.window.attempts <= 0:
                 continue
             for p in range(len(st.names)):
                 legal = {m for m in eng.legal_moves(st, p) if m.name == "pluck"}
@@ -296,45 +299,56 @@ def test_movers_include_out_of_turn_pluckers_after_a_discard(default_engine: Eng
     # After an own draw only the drawer may act (pluck, keep or discard).
     assert eng.movers(st) == [active]
     eng.push(st, Move(active, "discard"))
-    assert st.phase == "discarded"
+    assert st.phase == "turn_end"
     assert eng.movers(st) == [0, 1, 2]
     for p in range(3):
         if p != active:
             assert any(m.name == "pluck" for m in eng.legal_moves(st, p))
-    assert {m.name for m in eng.legal_moves(st, active)} == {"proceed"}
+    # The active player may end the turn at once (closing the window), or must first use the ability.
+    own = {m.name for m in eng.legal_moves(st, active)}
+    assert own == ({st.waiting[0].ability} if st.waiting else {"end_turn", "bao"})
 
 
 # ---------------------------------------------------------------- random play
 
 
 def check_consistency(eng: Engine, st: State, card_count: int) -> None:
-    assert sorted(st.all_places()) == list(range(card_count)), "a card was lost or duplicated"
+    assert every_card(st) == list(range(card_count)), "a card was lost or duplicated"
     assert st.phase in PHASES and st.phase in eng.phases
-    holders = [p for p, c in enumerate(st.hands) if c is not None]
+    holders = [p for p, hand in enumerate(st.hands) if hand]
     assert holders == ([st.active] if st.phase == "drawn" else []), (st.phase, holders)
     w = st.window
     if st.phase in ("peek", "turn", "round_over", "match_over"):
-        assert w is None and not st.pending, st.phase
+        assert w is None and not st.waiting, st.phase
     if st.phase == "drawn":
-        assert w is not None and w.kind == "own_draw" and not w.used and w.players == 1 << st.active
+        assert w is not None and w.kind == "own_draw" and w.attempts > 0 and w.players == 1 << st.active
     if w is not None:
         assert w.kind in ("own_draw", "discard")
         if w.kind == "discard":
-            assert st.phase == "discarded"
+            assert st.phase == "turn_end"
             assert w.players == st.in_round & ~(1 << st.active)
         else:
             assert w.players == 1 << st.active
-            assert st.phase == ("turn_end" if w.used else "drawn")
-    if st.pending:
-        assert st.phase in ("discarded", "turn_end")
-        # A waiting ability blocks everything else: only its owner acts, and only by using it.
-        ability, _, owner = st.pending[0]
-        assert eng.movers(st) == [owner]
-        assert {m.name for m in eng.legal_moves(st)} == {ability}
+            assert st.phase == ("turn_end" if w.attempts <= 0 else "drawn")
+    if st.waiting:
+        check_waiting(eng, st)
     # Knowledge: the discard pile is face up, the draw pile is shuffled face down, a drawer saw the card.
-    assert all(st.known[c] == st.everyone for c in st.discard)
-    assert all(st.known[c] == 0 for c in st.draw)
-    assert all(st.knows(p, c) for p, c in enumerate(st.hands) if c is not None)
+    assert all(st.known[c] == st.everyone for c in st.piles[eng.pile_index["discard_pile"]])
+    assert all(st.known[c] == 0 for c in st.piles[eng.pile_index["draw_pile"]])
+    assert all(st.knows(p, c) for p, hand in enumerate(st.hands) for c in hand)
+
+
+def check_waiting(eng: Engine, st: State) -> None:
+    """A waiting ability blocks everything else: only its owner acts, by using it; one that waits for
+    the window lets the window's players call first."""
+    assert st.phase == "turn_end"
+    first = st.waiting[0]
+    names = {m.name for m in eng.legal_moves(st)}
+    if first.after_window and st.window is not None and st.window.attempts > 0:
+        assert names <= {first.ability, "pluck"} and first.ability in names
+    else:
+        assert eng.movers(st) == [first.owner]
+        assert names == {first.ability}
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])

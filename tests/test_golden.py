@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from baobei.engine import Engine
-from baobei.simulate import playthrough
+from baobei.engine.engine import Engine
+from baobei.play.simulate import playthrough
 
 GOLDEN = Path(__file__).parent / "golden"
 

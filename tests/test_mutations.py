@@ -16,15 +16,15 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from baobei import scenario_syntax as sc
-from baobei import syntax as s
-from baobei.engine import Engine
-from baobei.errors import BaoError
-from baobei.model import build_ruleset
-from baobei.paths import default_rules_dir, default_scenarios_dir
-from baobei.rules_parser import parse_rules_dir
-from baobei.scenario_parser import parse_scenario_file, scenario_files
-from baobei.scenario_runner import run_scenario
+from baobei.scenarios import syntax as sc
+from baobei.language import syntax as s
+from baobei.engine.engine import Engine
+from baobei.language.errors import BaoError
+from baobei.language.load import build_ruleset
+from baobei.language.paths import default_rules_dir, default_scenarios_dir
+from baobei.language.parser import parse_rules_dir
+from baobei.scenarios.parser import parse_scenario_file, scenario_files
+from baobei.scenarios.runner import run_scenario
 
 RULES_DIR = default_rules_dir()
 FILES = parse_rules_dir(RULES_DIR)

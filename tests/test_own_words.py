@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from baobei.paths import PROJECT_ROOT
+from baobei.language.paths import PROJECT_ROOT
 
 RULEBOOK = PROJECT_ROOT.parent / "shared" / "rulebook" / "rulebook.de.md"
 RUN = 7

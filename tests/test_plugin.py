@@ -17,7 +17,7 @@ def line_of(text: str, line: str) -> int:
 
 
 FAILING_LINE = line_of(FAILING, "  expect discard top is Star")
-PLUGIN = ("-p", "baobei.pytest_plugin")
+PLUGIN = ("-p", "baobei.scenarios.pytest_plugin")
 
 
 def write(pytester: pytest.Pytester, name: str, text: str) -> Path:
@@ -36,7 +36,7 @@ def test_a_passing_scenario_is_collected_and_passes(pytester: pytest.Pytester) -
 
 def test_without_the_plugin_nothing_is_collected(pytester: pytest.Pytester) -> None:
     write(pytester, "good", PASSING)
-    result = pytester.runpytest("-p", "no:baobei.pytest_plugin")
+    result = pytester.runpytest("-p", "no:baobei.scenarios.pytest_plugin")
     result.assert_outcomes()
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
 

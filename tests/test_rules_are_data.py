@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
-from baobei.builtins import GLOBALS
-from baobei.engine import Engine
-from baobei.paths import PROJECT_ROOT
-from baobei.state import State
+from baobei.language.builtins import STATE_NAMES
+from baobei.engine.engine import Engine
+from baobei.language.paths import PROJECT_ROOT
+from baobei.engine.state import State
 
 # A citation's section as the rules language writes it (§ 3.3, § B, § K.2), and a paragraph id.
 SECTION = re.compile(r"§\s*[0-9A-Z]+(\.[0-9]+)?")
@@ -58,12 +58,12 @@ def test_no_rulebook_citation_in_python(what: str) -> None:
 
 
 # Names the engine itself calls the rules by: its contract with any rules directory.
-CONTRACT = {"round_start", "draw_empty", "turn_start_phase"}
+CONTRACT = {"round_start", "draw_empty", "ability_start", "changed", "turn_start_phase", "draw_pile", "all_cards"}
 
 
 # The engine's own vocabulary, which a rules name may happen to spell too (the phase "turn" and
 # the turn counter `turn`; the move "draw" and the scenario's `draw:` pile).
-ENGINE_WORDS = set(GLOBALS) | set(State.__slots__) | {"draw", "discard", "under"}
+ENGINE_WORDS = set(STATE_NAMES) | set(State.__slots__) | {"draw", "discard", "under"}
 
 
 def rules_names(eng: Engine) -> set[str]:

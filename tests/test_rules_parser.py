@@ -6,11 +6,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from baobei.engine import Engine
-from baobei.errors import RulesError
-from baobei.model import load_ruleset
-from baobei.paths import default_rules_dir
-from baobei.rules_parser import expand_paras, parse_rules_text
+from baobei.engine.engine import Engine
+from baobei.language.errors import RulesError
+from baobei.language.load import load_ruleset
+from baobei.language.paths import default_rules_dir
+from baobei.language.parser import expand_paras, parse_rules_text
 
 MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
 
@@ -165,9 +165,9 @@ def test_routines_that_run_each_other_in_a_cycle_are_refused(make_variant: MakeV
 
 
 def test_an_unknown_variable_type_is_refused(make_variant: MakeVariant) -> None:
-    d = make_variant(("03_turn.bao", "var after_window: card = none", "var after_window: widget = none"))
+    d = make_variant(("06_bao.bao", "var bao_caller: player = none", "var bao_caller: widget = none"))
     err = load_error(d)
-    assert_at(err, d / "03_turn.bao", *line_col(d / "03_turn.bao", "var after_window"))
+    assert_at(err, d / "06_bao.bao", *line_col(d / "06_bao.bao", "var bao_caller"))
     assert "unknown type 'widget'" in err.message
 
 
@@ -184,15 +184,17 @@ def test_a_paragraph_range_that_does_not_go_up_is_refused(make_variant: MakeVari
     assert_at(err, d / "03_turn.bao", *line_col(d / "03_turn.bao", "P26-P25"))
 
 
-def test_a_face_up_pile_must_be_a_pile(make_variant: MakeVariant) -> None:
-    d = make_variant(("02_setup.bao", "face up discard_pile", "face up discard_heap"))
-    assert "unknown pile 'discard_heap'" in load_error(d).message
+def test_a_shuffle_source_must_be_a_declared_pile(make_variant: MakeVariant) -> None:
+    d = make_variant(("08_recycle.bao", "shuffle discard_pile except top", "shuffle discard_heap except top"))
+    err = load_error(d)
+    assert_at(err, d / "08_recycle.bao", *line_col(d / "08_recycle.bao", "shuffle discard_heap"))
+    assert "cannot shuffle 'discard_heap'" in err.message
 
 
 @pytest.mark.parametrize(("definition", "message"), [
     ("define bad = sum p in players: value(p)", "argument 1 of 'value' is a card; this is a player"),
     ("define bad = round_value(top(discard_pile))", "argument 1 of 'round_value' is a player; this is a card"),
-    ("define bad = top(active)", "argument 1 of 'top' is a pile; this is a player"),
+    ("define bad = top(active)", "argument 1 of 'top' is a place; this is a player"),
 ])
 def test_kinds_of_local_names_and_definition_arguments_are_checked(make_variant: MakeVariant, definition: str,
                                                                     message: str) -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from baobei.engine import Engine
-from baobei.errors import ScenarioError
-from baobei.scenario_parser import parse_scenario_text
-from baobei.scenario_runner import run_scenario
+from baobei.engine.engine import Engine
+from baobei.language.load import load_ruleset
+from conftest import MakeVariant
+from baobei.language.errors import ScenarioError
+from baobei.scenarios.parser import parse_scenario_text
+from baobei.scenarios.runner import run_scenario
 
 PATH = "bad.scenario"
 
@@ -182,9 +184,10 @@ def test_an_argument_given_twice(default_engine: Engine) -> None:
     assert "argument 'target' of pluck is given twice" in err.message
 
 
-def test_a_card_variable_cannot_be_set_from_a_table(default_engine: Engine) -> None:
-    text = broken("  active alice\n", "  active alice\n  set after_window = Spatz\n")
-    err = error_of(text, default_engine)
+def test_a_card_variable_cannot_be_set_from_a_table(make_variant: MakeVariant) -> None:
+    rules = make_variant(("03_turn.bao", "# Abilities run in between", "var spare: card = none\n# Abilities run in between"))
+    text = broken("  active alice\n", "  active alice\n  set spare = Spatz\n")
+    err = error_of(text, Engine(load_ruleset(rules)))
     assert "a card cannot be written in a scenario" in err.message
 
 

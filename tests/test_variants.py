@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from baobei.cli import main
-from baobei.engine import Engine
-from baobei.errors import EngineError
-from baobei.model import load_ruleset
-from baobei.paths import default_rules_dir
-from baobei.scenario_parser import parse_scenario_text
-from baobei.scenario_runner import ScenarioResult, run_scenario
+from baobei.engine.engine import Engine
+from baobei.language.errors import EngineError
+from baobei.language.load import load_ruleset
+from baobei.language.paths import default_rules_dir
+from baobei.scenarios.parser import parse_scenario_text
+from baobei.scenarios.runner import ScenarioResult, run_scenario
 
 MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
 
@@ -42,7 +42,8 @@ def test_six_cards_each_for_two_players(make_variant: MakeVariant, default_engin
     default, _ = default_engine.new_match(["alice", "bob"], seed)
     assert [len(default.cards_of(p)) for p in range(2)] == [5, 5]
     # The deck is unchanged: the extra cards come out of the draw pile.
-    assert len(st.draw) == len(default.draw) - 2
+    draw = variant.pile_index["draw_pile"]
+    assert len(st.piles[draw]) == len(default.piles[draw]) - 2
 
 
 def test_six_cards_leave_other_player_counts_alone(make_variant: MakeVariant, default_engine: Engine) -> None:
@@ -73,7 +74,6 @@ play
   expect active bob
   bob draw
   bob discard
-  bob proceed
   bob end_turn
   expect phase round_over
   expect noted[bob] = 1
@@ -158,11 +158,9 @@ play
   carol bao
   alice draw
   alice discard
-  alice proceed
   alice end_turn
   bob draw
   bob discard
-  bob proceed
   bob end_turn
   expect total[alice] = 31
   expect phase {phase}
@@ -220,7 +218,6 @@ table
 play
   alice draw
   alice discard
-  alice proceed
 """
 
 PEEK_NEEDS_OWN_CARDS = ("05_abilities.bao", "  with target: slot\n  require occupied(target)",
@@ -233,9 +230,9 @@ def test_an_ability_whose_argument_free_guard_fails_has_no_effect(make_variant: 
     # § 6.10 [P152]: nothing possible, no effect; the game must not wait for a move nobody can make.
     variant = replay(PEEK_WITH_NO_CARDS, engine(make_variant(PEEK_NEEDS_OWN_CARDS)))
     assert variant.passed and variant.state is not None
-    assert variant.state.pending == [] and variant.state.phase == "turn_end"
+    assert variant.state.waiting == [] and variant.state.phase == "turn_end"
     default = replay(PEEK_WITH_NO_CARDS, default_engine)
-    assert default.state is not None and [a for a, _, _ in default.state.pending] == ["peek"]
+    assert default.state is not None and [w.ability for w in default.state.waiting] == ["peek"]
 
 
 KNOWN_DISCARD = """\
@@ -250,7 +247,6 @@ table
 play
   alice draw
   alice keep slot=alice.1
-  alice proceed
   alice end_turn
   # the Spatz alice replaced went face up to the discard; nobody had seen it before
   bob take slot=bob.1
@@ -262,7 +258,8 @@ play
 def test_knowledge_of_discards_comes_from_the_face_up_declaration(make_variant: MakeVariant,
                                                                   default_engine: Engine) -> None:
     assert replay(KNOWN_DISCARD, default_engine).passed
-    variant = replay(KNOWN_DISCARD, engine(make_variant(("02_setup.bao", "face up discard_pile § 1.3 [P10]\n", ""))))
+    face_down = ("02_setup.bao", "pile discard_pile face up", "pile discard_pile face down")
+    variant = replay(KNOWN_DISCARD, engine(make_variant(face_down)))
     assert variant.failure is not None and "expected alice to know bob.1" in variant.failure.message
 
 

@@ -9,8 +9,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .errors import BaoError, SourceError
-from .paths import default_scenarios_dir
+from .language.errors import BaoError, SourceError
+from .language.paths import default_scenarios_dir
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -20,8 +20,8 @@ def _rules_dir(args: argparse.Namespace) -> Path | None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .scenario_parser import parse_scenario_file, scenario_files
-    from .scenario_runner import engine_for, format_failure, run_scenario
+    from .scenarios.parser import parse_scenario_file, scenario_files
+    from .scenarios.runner import engine_for, format_failure, run_scenario
 
     eng = engine_for(_rules_dir(args))
     paths = [Path(p) for p in args.paths] or [default_scenarios_dir()]
@@ -53,8 +53,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .scenario_parser import parse_scenario_file
-    from .scenario_runner import engine_for, run_scenario
+    from .scenarios.parser import parse_scenario_file
+    from .scenarios.runner import engine_for, run_scenario
 
     eng = engine_for(_rules_dir(args))
     scenario = parse_scenario_file(Path(args.file))
@@ -75,9 +75,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from .engine import Engine
-    from .model import load_ruleset
-    from .paths import default_rules_dir
+    from .engine.engine import Engine
+    from .language.load import load_ruleset
+    from .language.paths import default_rules_dir
 
     directory = _rules_dir(args) or default_rules_dir()
     rules = load_ruleset(directory)
@@ -109,8 +109,8 @@ def _section_key(text: str) -> tuple[int, ...]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .scenario_runner import engine_for
-    from .simulate import bench
+    from .scenarios.runner import engine_for
+    from .play.simulate import bench
 
     eng = engine_for(_rules_dir(args))
     runs = [bench(eng, args.players, args.rounds, args.seed) for _ in range(max(1, args.repeat))]
@@ -126,8 +126,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from .scenario_runner import engine_for
-    from .simulate import playthrough
+    from .scenarios.runner import engine_for
+    from .play.simulate import playthrough
 
     eng = engine_for(_rules_dir(args))
     for line in playthrough(eng, args.players, args.seed, args.rounds):
@@ -136,13 +136,13 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from .verify import run_verify  # imports z3: only this command pays for it
+    from .proofs.verify import run_verify  # imports z3: only this command pays for it
 
     return run_verify(args)
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    from .docs import run_docs
+    from .docs.generate import run_docs
 
     return run_docs(args)
 

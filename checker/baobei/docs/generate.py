@@ -1,0 +1,147 @@
+"""`baobei docs [--check]`: generate docs/ (FAQ, rule reference, decisions) from rules/ and scenarios/.
+
+Only passing scenarios are published: when one fails, nothing is written and the command exits 1
+naming it. With --check nothing is written either; the command exits 1 when a committed file
+differs from what would be generated, so CI catches stale docs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from ..language.errors import SourceError
+from ..language.load import load_ruleset
+from ..language.paths import PROJECT_ROOT
+from ..scenarios.parser import parse_scenario_file, scenario_files
+from ..scenarios.runner import engine_for, run_scenario
+from .book import load_book
+from .index import Index, ScenarioDoc, build_index
+from .render import RENDERERS, Links, faq_status
+
+EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
+DATA_DIR = Path("docs") / "src"
+
+
+@dataclass
+class Replays:
+    passed: list[ScenarioDoc] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)  # "path: message", for the user
+    malformed: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Project:
+    """Where the generator reads and writes; tests point it at a copy of the project."""
+
+    root: Path
+    rules: Path
+    scenarios: Path
+    out: Path
+
+    @classmethod
+    def at(cls, root: Path, rules: Path | None = None, out: Path | None = None) -> Project:
+        return cls(root, rules or root / "rules", root / "scenarios", out or root / "docs")
+
+    @property
+    def links(self) -> Links:
+        return Links(self.root, self.out)
+
+
+def replay_all(project: Project) -> Replays:
+    """Replay every scenario with table snapshots (the docs show the tables around the decisive steps)."""
+    eng = engine_for(project.rules)
+    links = project.links
+    out = Replays()
+    for path in scenario_files([project.scenarios]):
+        rel = links.shown(path)
+        try:
+            scenario = parse_scenario_file(path)
+            result = run_scenario(scenario, eng, snapshots=True)
+        except SourceError as err:
+            out.malformed.append(f"{rel}: {err}")
+            continue
+        if result.failure is None:
+            out.passed.append(ScenarioDoc(path, rel, scenario, result))
+        else:
+            out.failed.append(f"{rel}:{result.failure.pos.line}: {result.failure.message}")
+    return out
+
+
+def build(project: Project, replays: Replays) -> Index:
+    """The index of what gets published: rules, the rulebook outline and the passing scenarios."""
+    book = load_book(project.root / DATA_DIR)
+    return build_index(book, load_ruleset(project.rules), replays.passed)
+
+
+def generate(project: Project, index: Index) -> dict[str, str]:
+    """File name -> content of every generated file."""
+    return {name: render(index, project.links) for name, render in RENDERERS.items()}
+
+
+def stale_files(project: Project, files: dict[str, str]) -> list[str]:
+    stale = []
+    for name, text in files.items():
+        target = project.out / name
+        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            stale.append(project.links.shown(target))
+    return stale
+
+
+def run(project: Project, check: bool = False, stream: TextIO | None = None) -> int:
+    """Generate (or with check=True compare) the docs; the exit code of `baobei docs`."""
+    out = stream or sys.stdout
+    replays = replay_all(project)
+    for line in replays.malformed:
+        print(f"ERROR {line}", file=out)
+    for line in replays.failed:
+        print(f"FAIL  {line}", file=out)
+    if replays.failed or replays.malformed:
+        print(f"docs not published: {len(replays.failed)} failing and {len(replays.malformed)} malformed "
+              "scenario(s); fix them and run `baobei docs` again", file=out)
+        return EXIT_BAD_INPUT if replays.malformed else EXIT_FAIL
+    index = build(project, replays)
+    unknown = not_rulebook_faq(index)
+    for line in unknown:
+        print(f"ERROR {line}", file=out)
+    if unknown:
+        return EXIT_BAD_INPUT
+    files = generate(project, index)
+    if check:
+        stale = stale_files(project, files)
+        for name in stale:
+            print(f"stale: {name} differs from what `baobei docs` generates", file=out)
+        if stale:
+            print("run `baobei docs` and commit the result", file=out)
+            return EXIT_FAIL
+        print(f"docs up to date ({len(files)} files, {len(replays.passed)} scenarios)", file=out)
+        return EXIT_OK
+    project.out.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (project.out / name).write_text(text, encoding="utf-8")
+        print(f"wrote {project.links.shown(project.out / name)}", file=out)
+    print(_summary(index), file=out)
+    return EXIT_OK
+
+
+def not_rulebook_faq(index: Index) -> list[str]:
+    """`answers Pn` lines naming a paragraph that is not one of the rulebook's FAQ questions."""
+    known = {item.para for item in index.book.faq}
+    return [f"{doc.rel}: `answers {para}` names no question of the rulebook's FAQ"
+            for doc in index.scenarios for para in doc.scenario.faq if para not in known]
+
+
+def _summary(index: Index) -> str:
+    statuses = faq_status(index)
+    answered = sum(st.answered for st in statuses)
+    return (f"{len(index.scenarios)} scenarios; rulebook FAQ: {answered} answered, "
+            f"{len(statuses) - answered} pending")
+
+
+def run_docs(args: argparse.Namespace) -> int:
+    rules = Path(args.rules) if args.rules else None
+    out = Path(args.out) if args.out else None
+    return run(Project.at(PROJECT_ROOT, rules, out), check=bool(args.check))

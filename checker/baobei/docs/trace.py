@@ -1,0 +1,166 @@
+"""The decisive steps of a scenario's replay, as compact text pictures of the table before and after.
+
+A step is relevant when the rules it runs (or the rule a rejection cites) speak about the
+scenario's first cited section; failing that, about any section it cites; failing that, every
+move is. Of the relevant steps the decisive ones are those the scenario checks: a rejection, or
+a move followed by expectations (shown with it); when none is checked, all relevant steps are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..language import syntax as s
+from ..scenarios import syntax as sc
+from ..scenarios.runner import TraceEntry
+from .book import Book
+from .index import ScenarioDoc
+
+MAX_SHOTS = 4
+
+_PARA_LIST = re.compile(r"\[(P\d+(?:, P\d+)*)\]")
+
+
+def compact_paras(paras: tuple[str, ...] | list[str]) -> str:
+    """Runs of consecutive paragraphs written as FIRST-LAST; the given order is kept (rules may cite out of order)."""
+    out: list[str] = []
+    run: list[int] = []
+
+    def flush() -> None:
+        if run:
+            out.append(f"P{run[0]}" if len(run) == 1 else f"P{run[0]}-P{run[-1]}")
+            run.clear()
+
+    for para in paras:
+        digits = para[1:]
+        if not digits.isdigit():
+            flush()
+            out.append(para)
+            continue
+        number = int(digits)
+        if run and number != run[-1] + 1:
+            flush()
+        run.append(number)
+    flush()
+    return ", ".join(out)
+
+
+def format_cite(cite: s.Citation) -> str:
+    parts = cite.parts or ((cite.section, cite.paras),)
+    return "; ".join(f"§ {sec}" + (f" [{compact_paras(ps)}]" if ps else "") for sec, ps in parts)
+
+
+def compact_text(text: str) -> str:
+    """Shorten every expanded paragraph list inside a message, e.g. of a rejection."""
+    return _PARA_LIST.sub(lambda m: f"[{compact_paras(m.group(1).split(', '))}]", text)
+
+
+@dataclass
+class Shot:
+    """One step of a replay: the table before, what happened and the table after.
+
+    kind is "move", "reject" (the table does not change) or "setup" (only the table after).
+    """
+
+    kind: str
+    line: int
+    text: str
+    before: list[str]
+    events: list[str]
+    after: list[str]
+    cites: list[s.Citation]
+    checked: list[str] = field(default_factory=list)
+
+    def render(self, previous: Shot | None = None) -> list[str]:
+        lines = [f"line {self.line}: {self.text}"]
+        if self.kind == "setup":
+            lines += ["table:", *(f"  {row}" for row in self.after)]
+            return lines + [f"  checked: {c}" for c in self.checked]
+        if previous is not None and previous.after == self.before:
+            lines.append(f"before: the table after line {previous.line}")
+        else:
+            lines += ["before:", *(f"  {row}" for row in self.before)]
+        if self.kind == "reject":
+            lines.append("rejected: the table does not change")
+        else:
+            # an indented event belongs to the call above it (simultaneous calls)
+            lines += [f"    {e}" if e.startswith("  ") else f"  - {e}" for e in self.events]
+            lines += ["after:", *(f"  {row}" for row in self.after)]
+        return lines + [f"  checked: {c}" for c in self.checked]
+
+
+def _events(entry: TraceEntry) -> list[str]:
+    return [f"{e.text}  ({e.rule}, {format_cite(e.cite)})" for e in entry.events if e.text != entry.text]
+
+
+def _simultaneous(group: sc.Simultaneous, entry: TraceEntry, before: list[str], shot: Shot | None) -> Shot:
+    """Calls made at one moment form one step: each call's outcome in the order they were replayed."""
+    if shot is None:
+        calls = ", ".join(f"{c.player} {c.move}" for c in group.calls)
+        shot = Shot("move", group.pos.line, f"simultaneous: {calls}", before, [], before, [])
+    if entry.table:  # a legal call: its effects and the table after it
+        shot.events += [f"{entry.text}:", *(f"  {e}" for e in _events(entry))]
+        shot.after = entry.table
+        shot.cites += [e.cite for e in entry.events]
+    else:  # no longer legal when its turn came (the reference was used): rejected
+        shot.events.append(compact_text(entry.text))
+    return shot
+
+
+def shots(doc: ScenarioDoc) -> tuple[Shot | None, list[Shot]]:
+    """(the setup, when a deal or table is all there is to show; every move and rejection of the replay)."""
+    steps = {step.pos.line: step for step in doc.scenario.steps}
+    groups = {call.pos.line: step for step in doc.scenario.steps if isinstance(step, sc.Simultaneous)
+              for call in step.calls}
+    trace = doc.result.trace
+    if not trace:
+        return None, []
+    table = trace[0].table
+    deal = doc.scenario.setup
+    text = f"deal seed {deal.seed} players {' '.join(deal.players)}" if isinstance(deal, sc.Deal) else "table"
+    setup = Shot("setup", trace[0].pos.line, text, [], [], table, [])
+    out: list[Shot] = []
+    for entry in trace[1:]:
+        line = entry.pos.line
+        step = steps.get(line)
+        if line in groups:
+            group = groups[line]
+            current = out[-1] if out and out[-1].line == group.pos.line else None
+            shot = _simultaneous(group, entry, table, current)
+            if current is None:
+                out.append(shot)
+            table = shot.after
+        elif isinstance(step, sc.DoMove):
+            out.append(Shot("move", line, entry.text, table, _events(entry), entry.table,
+                            [e.cite for e in entry.events]))
+            table = entry.table
+        elif isinstance(step, sc.Reject):
+            out.append(Shot("reject", line, compact_text(entry.text), table, [], table, [step.cite]))
+        elif isinstance(step, sc.Expect):
+            (out[-1] if out else setup).checked.append(entry.text.removeprefix("expect "))
+    return setup, out
+
+
+def _touching(book: Book, candidates: list[Shot], wanted: set[str]) -> list[Shot]:
+    return [shot for shot in candidates if any(book.touched(c) & wanted for c in shot.cites)]
+
+
+def decisive(book: Book, doc: ScenarioDoc, limit: int = MAX_SHOTS) -> tuple[list[Shot], int]:
+    """(the decisive shots, at most `limit`, and how many more there were)."""
+    setup, every = shots(doc)
+    cites = doc.scenario.cites
+    chosen: list[Shot] = []
+    if cites:
+        chosen = _touching(book, every, book.touched(cites[0]))
+    if not chosen:
+        wanted: set[str] = set().union(*(book.touched(c) for c in cites))
+        chosen = _touching(book, every, wanted)
+    if not chosen:
+        chosen = every
+    # Among those, the steps the scenario checks (expectations follow, or a rejection) carry the answer.
+    checked = [shot for shot in chosen if shot.checked or shot.kind == "reject"]
+    chosen = checked or chosen
+    if not chosen and setup is not None:
+        chosen = [setup]  # a scenario that only deals: its table is the proof
+    return chosen[:limit], max(0, len(chosen) - limit)

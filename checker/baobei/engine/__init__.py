@@ -1,0 +1,1 @@
+"""The engine: compiled rules, state, effects, legality, move generation."""

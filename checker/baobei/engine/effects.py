@@ -1,0 +1,375 @@
+"""The engine's primitive effects: each moves, shows or records something and logs an event.
+
+Cards only ever change place through `take_out`/`put`, so no primitive can create,
+lose or duplicate a card: a card leaves exactly one place and enters exactly one.
+A `none` card or place is skipped, which is how an impossible part of an effect is
+left out. Every change of a slot is noted in the context (`ctx.changed`), so that the
+engine can tell the rules whose tableau a move or an ability step changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..language import syntax as s
+from ..language.errors import EngineError
+from ..language.ruleset import ALL_CARDS
+from .compiler import Ctx, Event, Fn, Origin, Proc, items_of
+from .state import HandLoc, PileLoc, State, Waiting, Window
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+
+def log(ctx: Ctx, origin: Origin, text: Callable[[], str]) -> None:
+    if ctx.log is not None:
+        ctx.log.append(Event(origin.rule, origin.cite, text()))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+class Effects:
+    """Builds the closures for primitive statements (bound to one engine)."""
+
+    def __init__(self, eng: Engine) -> None:
+        self.eng = eng
+        rules = eng.rules
+        self.face_up = frozenset(i for i, p in enumerate(rules.piles.values()) if p.face_up)
+        self.capacity = rules.hand.capacity if rules.hand is not None else 1
+        window = rules.window
+        self.window_title = window.title if window is not None else "window"
+        self.attempts = window.attempts if window is not None else 1
+        self.open_max = window.open_max if window is not None else 1
+        self.draw_pile = list(rules.piles).index("draw_pile")
+        self.mark_bits = eng.facts.mark_bits
+
+    # ------------------------------------------------------------ card places
+    def take_out(self, st: State, card: int) -> object:
+        """Remove a card from wherever it is; returns the place it left (the box is None)."""
+        for i, items in enumerate(st.piles):
+            if items and items[-1] == card:
+                items.pop()
+                return PileLoc(i, "")
+        for p, hand in enumerate(st.hands):
+            if card in hand:
+                hand.remove(card)
+                return HandLoc(p)
+        for p, row in enumerate(st.tableaux):
+            for i, c in enumerate(row):
+                if c == card:
+                    row[i] = None
+                    return (p, i + 1)
+        for i, items in enumerate(st.piles):
+            if card in items:
+                items.remove(card)
+                return PileLoc(i, "")
+        if card in st.box:
+            st.box.remove(card)
+            return None
+        raise EngineError(f"card {card} is nowhere")
+
+    def check_free(self, st: State, where: object, pos: s.Pos | str) -> None:
+        """Refuse a destination that would cover another card (or is no place at all)."""
+        if isinstance(where, tuple):
+            player, number = where
+            row = st.tableaux[player]
+            if not (number == len(row) + 1 or (0 < number <= len(row) and row[number - 1] is None)):
+                raise EngineError(f"{pos}: slot {self.eng.slot_label(st, where)} is not free")
+        elif isinstance(where, HandLoc):
+            if len(st.hands[where.player]) >= self.capacity:
+                raise EngineError(f"{pos}: {st.names[where.player]}'s hand holds "
+                                  f"{_plural(self.capacity, 'card')} already")
+        elif not isinstance(where, PileLoc):
+            raise EngineError(f"{pos}: {where!r} is not a place for a card")
+
+    def put(self, st: State, card: int, where: object) -> None:
+        """Put a card that is in no place into `where`, already checked with `check_free`."""
+        if isinstance(where, tuple):
+            player, number = where
+            row = st.tableaux[player]
+            if number == len(row) + 1:
+                row.append(card)
+            else:
+                row[number - 1] = card
+        elif isinstance(where, HandLoc):
+            st.hands[where.player].append(card)
+        elif isinstance(where, PileLoc):
+            st.piles[where.index].append(card)
+            if where.index in self.face_up:
+                st.known[card] = st.everyone  # a face-up pile shows the card to every player
+
+    def where_label(self, st: State, where: object) -> str:
+        if isinstance(where, tuple):
+            return self.eng.slot_label(st, where)
+        if isinstance(where, HandLoc):
+            return f"{st.names[where.player]}'s hand"
+        if isinstance(where, PileLoc):
+            return self.eng.pile_names[where.index].replace("_", " ")
+        return "the box"
+
+    @staticmethod
+    def _touched(ctx: Ctx, *places: object) -> None:
+        changed = ctx.changed
+        if changed is None:
+            return
+        for place in places:
+            if isinstance(place, tuple):
+                changed.add(place[0])
+
+    # ------------------------------------------------------------ statements
+    def move(self, card: Fn, to: Fn, origin: Origin, pos: s.Pos) -> Proc:
+        def move(ctx: Ctx) -> None:
+            c, where = card(ctx), to(ctx)
+            if c is None or where is None:
+                return
+            st = ctx.st
+            self.check_free(st, where, pos)  # before taking the card out: a refused move loses nothing
+            src = self.take_out(st, c)
+            self.put(st, c, where)
+            self._touched(ctx, src, where)
+            if ctx.log is not None:
+                log(ctx, origin, lambda: f"{st.facts.label(c)} moves from "
+                    f"{self.where_label(st, src)} to {self.where_label(st, where)}")
+
+        return move
+
+    def swap(self, first: Fn, second: Fn, origin: Origin, pos: s.Pos) -> Proc:
+        def swap(ctx: Ctx) -> None:
+            a, b = first(ctx), second(ctx)
+            if a is None or b is None or a == b:
+                return
+            st = ctx.st
+            where_a, where_b = st.locate(a), st.locate(b)
+            if not isinstance(where_a, tuple) or not isinstance(where_b, tuple):
+                raise EngineError(f"{pos}: only cards on slots can swap places")
+            st.tableaux[where_a[0]][where_a[1] - 1] = b
+            st.tableaux[where_b[0]][where_b[1] - 1] = a
+            self._touched(ctx, where_a, where_b)
+            log(ctx, origin, lambda: f"the cards on {self.where_label(st, where_a)} and "
+                f"{self.where_label(st, where_b)} swap places")
+
+        return swap
+
+    def draw(self, into: Fn, bind: str | None, origin: Origin) -> Proc:
+        draw_pile = self.draw_pile
+
+        def draw(ctx: Ctx) -> None:
+            where = into(ctx)
+            st = ctx.st
+            pile = st.piles[draw_pile]
+            if not pile:
+                self.eng.run_hook("draw_empty", ctx, (self._drawer(ctx),))
+            if not pile or where is None:
+                log(ctx, origin, lambda: "the draw is impossible and is left out")
+                if bind:
+                    ctx.env[bind] = None
+                return
+            self.check_free(st, where, origin.rule)
+            c = pile.pop()
+            self.put(st, c, where)
+            self._touched(ctx, where)
+            if bind:
+                ctx.env[bind] = c
+            if ctx.log is not None:
+                log(ctx, origin, lambda: f"a card is drawn to {self.where_label(st, where)}"
+                    + (f": {st.facts.label(c)}" if isinstance(where, PileLoc) and where.index in self.face_up else ""))
+
+        return draw
+
+    @staticmethod
+    def _drawer(ctx: Ctx) -> Any:
+        """Who draws: the player whose move, ability or rule this is (not the card's destination)."""
+        actor = ctx.env.get("actor")
+        return ctx.st.active if actor is None else actor
+
+    def peek(self, player: Fn, card: Fn, origin: Origin) -> Proc:
+        def peek(ctx: Ctx) -> None:
+            p, c = player(ctx), card(ctx)
+            if p is None or c is None:
+                return
+            ctx.st.known[c] |= 1 << p
+            if ctx.log is not None:
+                log(ctx, origin, lambda: f"{ctx.st.names[p]} looks secretly at {ctx.st.facts.label(c)}")
+
+        return peek
+
+    def show(self, card: Fn, origin: Origin) -> Proc:
+        def show(ctx: Ctx) -> None:
+            c = card(ctx)
+            if c is None:
+                return
+            ctx.st.known[c] = ctx.st.everyone
+            log(ctx, origin, lambda: f"{ctx.st.facts.label(c)} is shown to everyone")
+
+        return show
+
+    def forget(self, card: Fn, origin: Origin) -> Proc:
+        def forget(ctx: Ctx) -> None:
+            c = card(ctx)
+            if c is not None:
+                ctx.st.known[c] = 0
+                log(ctx, origin, lambda: f"nobody can follow {ctx.st.facts.label(c)} any more")
+
+        return forget
+
+    def mark(self, mark: str, card: Fn, origin: Origin) -> Proc:
+        bit = 1 << self.mark_bits[mark]
+
+        def put_mark(ctx: Ctx) -> None:
+            c = card(ctx)
+            if c is not None:
+                ctx.st.marks[c] |= bit
+                log(ctx, origin, lambda: f"{ctx.st.facts.label(c)} is marked {mark}")
+
+        return put_mark
+
+    def open_window(self, kind: str, card: Fn, players: Fn, origin: Origin) -> Proc:
+        title, attempts, open_max = self.window_title, self.attempts, self.open_max
+
+        def open_window(ctx: Ctx) -> None:
+            c = card(ctx)
+            if c is None:
+                return
+            mask = 0
+            for p in items_of(ctx.st, players(ctx)):
+                mask |= 1 << p
+            windows = ctx.st.windows
+            windows.append(Window(kind, c, mask, attempts))
+            del windows[:-open_max]  # the oldest windows close when too many are open
+            log(ctx, origin, lambda: f"the {title} '{kind}' opens on {ctx.st.facts.label(c)} for "
+                + (", ".join(ctx.st.names[p] for p in range(len(ctx.st.names)) if mask >> p & 1) or "nobody"))
+
+        return open_window
+
+    def use_window(self, origin: Origin) -> Proc:
+        def use_window(ctx: Ctx) -> None:
+            if ctx.st.windows:
+                ctx.st.windows[-1].attempts -= 1
+                log(ctx, origin, lambda: "an attempt on the reference is used")
+
+        return use_window
+
+    def close_window(self, origin: Origin) -> Proc:
+        title = self.window_title
+
+        def close_window(ctx: Ctx) -> None:
+            if ctx.st.windows:
+                ctx.st.windows.clear()
+                log(ctx, origin, lambda: f"the {title} closes")
+
+        return close_window
+
+    def trigger(self, card: Fn, player: Fn, after_window: bool, origin: Origin) -> Proc:
+        facts = self.eng.facts
+
+        def trigger(ctx: Ctx) -> None:
+            c, p = card(ctx), player(ctx)
+            if c is None or p is None or facts.ability[c] is None:
+                return
+            ability: str = facts.ability[c]  # type: ignore[assignment]  # checked just above
+            queue = ctx.st.waiting
+            # A new trigger waits before those that wait for the window: what the window's calls
+            # trigger is part of settling them.
+            at = next((i for i, w in enumerate(queue) if w.after_window), len(queue))
+            queue.insert(at, Waiting(ability, c, p, (), after_window))
+            log(ctx, origin, lambda: f"{facts.label(c)} triggers its ability '{ability}' for {ctx.st.names[p]}"
+                + (" once the window's calls are settled" if after_window else ""))
+
+        return trigger
+
+    def continue_step(self, step: str, args: tuple[Fn, ...], player: Fn, origin: Origin) -> Proc:
+        def continue_step(ctx: Ctx) -> None:
+            p = player(ctx)
+            if p is None:
+                return
+            source = ctx.env.get("source")
+            ctx.st.waiting.insert(0, Waiting(step, source, p, tuple(a(ctx) for a in args)))
+            log(ctx, origin, lambda: f"{ctx.st.names[p]} goes on with '{step}'")
+
+        return continue_step
+
+    def shuffle(self, sources: tuple[s.ShuffleSource, ...], into: PileLoc, origin: Origin) -> Proc:
+        def shuffle(ctx: Ctx) -> None:
+            st = ctx.st
+            gathered: list[int] = []
+            for source in sources:
+                gathered.extend(self._gather(st, source))
+            for c in gathered:
+                st.known[c] = 0  # shuffled face down: nobody can follow a card any more
+            pile = st.piles[into.index]
+            pile.extend(gathered)
+            st.rng.shuffle(pile)
+            log(ctx, origin, lambda: f"{_plural(len(gathered), 'card')} shuffled into the "
+                f"{self.eng.pile_names[into.index].replace('_', ' ')}")
+
+        return shuffle
+
+    def _gather(self, st: State, source: s.ShuffleSource) -> list[int]:
+        if source.pile == ALL_CARDS:
+            out = [c for row in st.tableaux for c in row if c is not None]
+            st.tableaux = [[] for _ in st.names]
+            out += [c for hand in st.hands for c in hand]
+            st.hands = [[] for _ in st.names]
+            for pile in st.piles:
+                out += pile
+            st.piles = [[] for _ in st.piles]
+            out += st.box
+            st.box = []
+            return out
+        index = self.eng.pile_index[source.pile]
+        pile = st.piles[index]
+        keep = pile[-1:] if source.except_top else []
+        out = pile[:-1] if source.except_top else pile
+        st.piles[index] = keep
+        return out
+
+    def start_turn(self, player: Fn, origin: Origin) -> Proc:
+        clear = ~sum(1 << bit for name, bit in self.mark_bits.items() if self.eng.rules.marks[name].until_turn)
+
+        def start_turn(ctx: Ctx) -> None:
+            p = player(ctx)
+            if p is None:
+                raise EngineError(f"{origin.rule}: no player to start the turn")
+            st = ctx.st
+            st.active = p
+            st.turn += 1
+            if clear != -1:
+                st.marks = [m & clear for m in st.marks]  # marks that last a turn end with it
+            log(ctx, origin, lambda: f"{st.names[p]}'s turn begins")
+
+        return start_turn
+
+    def start_round(self, players: Fn | None) -> Proc:
+        eng = self.eng
+        if players is None:
+            return lambda ctx: eng.start_round(ctx.st, ctx.log)
+        return lambda ctx: eng.start_round(ctx.st, ctx.log, list(items_of(ctx.st, players(ctx))))
+
+    @staticmethod
+    def set_phase(value: Fn) -> Proc:
+        def set_phase(ctx: Ctx) -> None:
+            ctx.st.phase = value(ctx)
+
+        return set_phase
+
+    def set_var(self, name: str, vtype: str, index: Fn | None, value: Fn, origin: Origin) -> Proc:
+        show = self.eng.format_value
+        if index is None:
+            def set_scalar(ctx: Ctx) -> None:
+                v = ctx.st.vars[name] = value(ctx)
+                if ctx.log is not None:
+                    log(ctx, origin, lambda: f"{name} = {show(ctx.st, vtype, v)}")
+
+            return set_scalar
+
+        def set_player(ctx: Ctx) -> None:
+            i = index(ctx)
+            if i is not None:
+                v = ctx.st.pvars[name][i] = value(ctx)
+                if ctx.log is not None:
+                    log(ctx, origin, lambda: f"{name}[{ctx.st.names[i]}] = {show(ctx.st, vtype, v)}")
+
+        return set_player

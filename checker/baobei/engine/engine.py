@@ -1,0 +1,268 @@
+"""The rules interpreter: who may act, legal moves, applying moves, rejecting illegal ones.
+
+Everything BAO BEI-specific comes from the checked Ruleset; this module knows moves,
+parameters, guards, halts, waiting abilities and hooks, nothing of the game itself.
+Legality is checked completely before any effect runs, so a rejected move leaves
+the state exactly as it was.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..language import syntax as s
+from ..language.check import Checker
+from ..language.errors import BaoError, EngineError, IllegalMove, Rejection
+from ..language.ruleset import HOOKS, Ruleset
+from ..language.walk import walk_stmts
+from .compiler import Compiler, Ctx, Event, Fn, Origin, Proc
+from .effects import Effects
+from .legality import CompiledMove, Legality, compile_move
+from .move import Move
+from .notation import move_text
+from .state import CardFacts, PileLoc, State, Waiting
+
+
+class Engine(Legality):
+    """Compiles a ruleset once; then plays any number of states with it."""
+
+    def __init__(self, rules: Ruleset) -> None:
+        self.rules = rules
+        self.facts = CardFacts(rules)
+        self.pile_names = list(rules.piles)
+        self.pile_index = {name: i for i, name in enumerate(self.pile_names)}
+        self.pile_locs = [PileLoc(i, name) for i, name in enumerate(self.pile_names)]
+        self.effects = Effects(self)
+        self.define_fns: dict[str, Fn] = {}
+        self.routine_procs: dict[str, Proc] = {}
+        self.hook_procs: dict[str, Proc] = {}
+        self.moves: dict[str, CompiledMove] = {}
+        self.var_inits: dict[str, Fn] = {}
+        self.invariant_fns: dict[str, tuple[Fn | None, Fn]] = {}
+        self.halts: list[tuple[Fn, s.HaltDecl]] = []
+        self.order_fn: Fn | None = None
+        self.phases = frozenset(rules.phase_names)
+        self._compile()
+        super().__init__()
+
+    # ------------------------------------------------------------ compilation
+    def _compile(self) -> None:
+        comp = Compiler(self.rules, self.effects, self.define_fns, self.routine_procs)
+        none: frozenset[str] = frozenset()
+        for d in self.rules.defines.values():
+            self.define_fns[d.name] = comp.expr(d.body, frozenset(f.name for f in d.formals or ()))
+        for v in self.rules.variables.values():
+            self.var_inits[v.name] = comp.expr(v.init, none)
+        for r in self.rules.routines.values():
+            scope = frozenset(f.name for f in r.formals) | {"actor"}
+            self.routine_procs[r.name] = comp.block(r.body, scope, Origin(r.name, r.cite))
+        for h in self.rules.hooks.values():
+            scope = frozenset(f.name for f in h.formals) | {"actor"}
+            self.hook_procs[h.name] = comp.block(h.body, scope, Origin(f"on {h.name}", h.cite))
+        for m in self.rules.moves.values():
+            self.moves[m.name] = compile_move(comp, m, any(isinstance(st, s.UseWindow) for st in walk_stmts(m.body)))
+        for inv in self.rules.invariants.values():
+            when = comp.expr(inv.when, none) if inv.when is not None else None
+            self.invariant_fns[inv.ident] = (when, comp.expr(inv.holds, none))
+        self.halts = [(comp.expr(h.when, none), h) for h in self.rules.halts.values()]
+        if self.rules.simultaneous is not None:
+            self.order_fn = comp.expr(self.rules.simultaneous.order, none)
+
+    # ------------------------------------------------------------ labels
+    def slot_label(self, st: State, slot: tuple[int, int]) -> str:
+        return f"{st.names[slot[0]]}.{slot[1]}"
+
+    def format_value(self, st: State, vtype: str, value: Any) -> str:
+        if value is None:
+            return "none"
+        if vtype == "player":
+            return str(st.names[value])
+        if vtype == "card":
+            return self.facts.label(value)
+        if vtype in ("players", "cards"):
+            item = vtype[:-1]
+            return "[" + ", ".join(self.format_value(st, item, v) for v in value) + "]"
+        if isinstance(value, tuple):
+            return self.slot_label(st, value)
+        return str(value).lower() if isinstance(value, bool) else f"{value}"
+
+    def describe(self, st: State, move: Move) -> str:
+        """The move's canonical text, e.g. `alice pluck target=bob.2 gift=alice.1` (see notation.py)."""
+        return move_text(self.rules.moves, st, move)
+
+    # ------------------------------------------------------------ states
+    def blank_state(self, names: list[str], seed: int | None) -> State:
+        """A state with every variable at its initial value and every card in the box."""
+        self.check_player_count(len(names))
+        if len(set(names)) != len(names):
+            raise BaoError(f"player names must differ: {', '.join(names)}")
+        st = State(list(names), self.facts, self.pile_locs, seed)
+        ctx = Ctx(st, {}, None)
+        for v in self.rules.variables.values():
+            if v.per_player:
+                st.pvars[v.name] = [self.var_inits[v.name](ctx) for _ in names]
+            else:
+                st.vars[v.name] = self.var_inits[v.name](ctx)
+        return st
+
+    def check_player_count(self, n: int) -> None:
+        lo, hi = self.rules.min_players, self.rules.max_players
+        if not lo <= n <= hi:
+            raise BaoError(f"{n} players: these rules allow {lo} to {hi} players ({self.rules.players_cite})")
+        self.check_tables(n)
+
+    def check_tables(self, n: int) -> None:
+        """Every table has a row for a round of n players (a decision round may have fewer than the match)."""
+        for name, table in self.rules.tables.items():
+            if self.rules.table_value(name, n) is None:
+                raise EngineError(f"table {name!r} ({table.cite}) has no row for a round of {n} players")
+
+    def new_match(self, names: list[str], seed: int, log: bool = True) -> tuple[State, list[Event]]:
+        st = self.blank_state(names, seed)
+        events: list[Event] | None = [] if log else None
+        self.start_round(st, events)
+        return st, events or []
+
+    def start_round(self, st: State, log: list[Event] | None, players: list[int] | None = None) -> None:
+        """A new round among `players` (every seat when None)."""
+        st.seat_round(list(range(len(st.names))) if players is None else players)
+        if not st.in_round:
+            raise EngineError("a round needs at least one player")
+        self.check_tables(len(st.seats))
+        st.round += 1
+        ctx = Ctx(st, {"actor": None}, log)
+        for v in self.rules.variables.values():
+            if v.whole_match:
+                continue
+            init = self.var_inits[v.name]
+            if v.per_player:
+                st.pvars[v.name] = [init(ctx) for _ in st.names]
+            else:
+                st.vars[v.name] = init(ctx)
+        st.windows.clear()
+        st.waiting.clear()
+        st.marks = [0] * len(st.marks)
+        if log is not None:
+            among = "" if players is None else " among " + ", ".join(st.names[p] for p in st.seated())
+            log.append(Event("round", self.rules.hooks["round_start"].cite, f"round {st.round} begins{among}"))
+        self.run_hook("round_start", ctx, ())
+        self.settle(st, log)
+
+    def run_hook(self, name: str, ctx: Ctx, args: tuple[Any, ...]) -> None:
+        hook = self.rules.hooks.get(name)
+        if hook is None:
+            return  # an optional hook the rules do not declare
+        env: dict[str, Any] = {"actor": ctx.env.get("actor")}
+        for formal, value in zip(hook.formals, args, strict=True):
+            env[formal.name] = value
+        self.hook_procs[name](ctx.derive(env))
+
+    def state_to_json(self, st: State) -> str:
+        return json.dumps(st.to_json(), sort_keys=True, separators=(",", ":"))
+
+    def state_from_json(self, text: str) -> State:
+        return State.from_json(json.loads(text), self.facts, self.pile_locs)
+
+    # ------------------------------------------------------------ applying
+    def push(self, st: State, move: Move, log: bool = True) -> list[Event]:
+        """Apply a legal move in place and return its events; raise IllegalMove, state untouched."""
+        rejection = self.check(st, move)
+        if rejection is not None:
+            raise IllegalMove(rejection)
+        return self._run(st, move, log)
+
+    def push_generated(self, st: State, move: Move) -> None:
+        """Apply a move that `random_move` or `legal_moves` just produced for this very state,
+        without logging: generation already checked every guard, so it is not checked twice."""
+        self._run(st, move, False)
+
+    def apply(self, st: State, move: Move) -> tuple[State, list[Event]] | Rejection:
+        """The new state and the events, or the rejection (the given state is never changed)."""
+        rejection = self.check(st, move)
+        if rejection is not None:
+            return rejection
+        new = st.copy()
+        return new, self._run(new, move, True)
+
+    def _run(self, st: State, move: Move, log: bool) -> list[Event]:
+        cm = self.moves[move.name]
+        events: list[Event] | None = [] if log else None
+        if events is not None:
+            events.append(Event(cm.name, cm.decl.cite, self.describe(st, move)))
+        env = self.env_for(st, cm, move.player, move.args)
+        if cm.decl.is_ability:
+            waiting = st.waiting.pop(0)
+            self._start_ability(st, waiting, events)
+        self._body(st, cm, env, events)
+        self.settle(st, events)
+        return events or []
+
+    def _start_ability(self, st: State, waiting: Waiting, log: list[Event] | None) -> None:
+        self.run_hook("ability_start", Ctx(st, {"actor": waiting.owner}, log), (waiting.owner, waiting.card))
+
+    def _body(self, st: State, cm: CompiledMove, env: dict[str, Any], log: list[Event] | None) -> None:
+        """Run a move's or ability's effects, then tell the rules whose tableau they changed (`on changed`)."""
+        ctx = Ctx(st, env, log, set())
+        cm.body(ctx)
+        if ctx.changed and "changed" in self.hook_procs:
+            for owner in sorted(ctx.changed):
+                self.run_hook("changed", Ctx(st, {"actor": env.get("actor")}, log), (owner, env.get("actor")))
+
+    def settle(self, st: State, log: list[Event] | None) -> None:
+        """Run waiting abilities that need no choice; drop those with no legal choice (the `no choice` rule)."""
+        while st.waiting:
+            waiting = st.waiting[0]
+            cm = self.moves[waiting.ability]
+            possible = self.first_legal(st, waiting.owner, cm) is not None
+            if possible and (cm.decl.params or (waiting.after_window and self.window_callable(st))):
+                return
+            st.waiting.pop(0)
+            if not possible:
+                self._drop(st, waiting, cm, log)
+                continue
+            if log is not None:
+                log.append(Event(cm.name, cm.decl.cite,
+                                 f"{st.names[waiting.owner]} uses '{cm.name}' of {self.facts.label(waiting.card)}"))
+            self._start_ability(st, waiting, log)
+            self._body(st, cm, self.env_for(st, cm, waiting.owner, (), waiting), log)
+
+    def _drop(self, st: State, waiting: Waiting, cm: CompiledMove, log: list[Event] | None) -> None:
+        rule = self.rules.no_choice
+        if rule is None:
+            raise EngineError(f"the ability '{cm.name}' of {self.facts.label(waiting.card)} has no legal choice, "
+                              "and the rules do not say what happens then (declare `no choice ...`)")
+        if log is not None:
+            log.append(Event("no choice", rule.cite, f"the ability '{cm.name}' of {self.facts.label(waiting.card)} "
+                             f"has no legal choice: {rule.text[0].lower()}{rule.text[1:]}"))
+
+    # ------------------------------------------------------------ queries
+    def compile_expr(self, node: s.Expr, names: dict[str, str]) -> Fn:
+        """Check and compile an expression written outside the rules (a scenario's probe); `names`
+        gives the kinds of the names bound for it."""
+        Checker(self.rules).visit(node, names)
+        comp = Compiler(self.rules, self.effects, self.define_fns, self.routine_procs)
+        return comp.expr(node, frozenset(names))
+
+    def evaluate(self, st: State, expr: Fn, env: dict[str, Any] | None = None) -> Any:
+        return expr(Ctx(st, dict(env or {}), None))
+
+    def define_value(self, st: State, name: str, *args: Any) -> Any:
+        decl = self.rules.defines[name]
+        env = {f.name: a for f, a in zip(decl.formals or (), args, strict=True)}
+        return self.define_fns[name](Ctx(st, env, None))
+
+    def call_order(self, st: State) -> list[int] | None:
+        """The rules' order of simultaneous calls in this state (None when the rules declare none)."""
+        if self.order_fn is None:
+            return None
+        return list(self.evaluate(st, self.order_fn) or [])
+
+    def broken_invariant(self, st: State) -> s.InvariantDecl | None:
+        for ident, (when, holds) in self.invariant_fns.items():
+            if (when is None or self.evaluate(st, when)) and not self.evaluate(st, holds):
+                return self.rules.invariants[ident]
+        return None
+
+
+__all__ = ["HOOKS", "Engine", "Move"]

@@ -1,0 +1,418 @@
+"""Legality and move generation, apart from applying moves.
+
+A move is legal when no halt of the rules forbids it, the waiting abilities let
+its player act, its arguments have the declared kinds and every guard holds
+(`by`, then the guards that read no argument, then the others, in declaration
+order: the first that fails is the rejection's rule and reason).
+
+Generation chooses arguments one at a time and checks each guard as soon as the
+arguments it reads are known, so a move with several slot arguments never
+enumerates their full product. Random play samples uniformly over all legal
+moves: rejection sampling over the argument domains (each accepted sample is
+uniform), with full enumeration as the fallback (uniform too).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from ..language import syntax as s
+from ..language.errors import Rejection
+from ..language.walk import free_names
+from .compiler import Compiler, Ctx, Fn, Origin, Proc
+from .move import Move
+from .state import State, Waiting
+
+if TYPE_CHECKING:
+    from ..language.ruleset import Ruleset
+    from .state import CardFacts
+
+SLOT_KINDS = ("slot", "own_slot", "free_slot")
+SAMPLING_TRIES = 12
+
+
+@dataclasses.dataclass
+class CompiledMove:
+    decl: s.MoveDecl
+    by: Fn | None
+    fixed: list[tuple[Fn, s.Require]]  # guards that read no argument
+    dependent: list[tuple[Fn, s.Require]]  # guards that read an argument, in declaration order
+    levels: list[list[Fn]]  # levels[i]: the guards decided once arguments 0..i are chosen
+    body: Proc
+    phases: frozenset[str] | None  # the phases a `phase == "..."` guard allows (None: any)
+    active_only: bool  # `by actor == active`
+    needs_window: bool  # `require window_ref != none`: skipped at once while no window is open
+    needs_attempt: bool  # `require not window_used`: skipped at once while the window has no attempt left
+    window_move: bool  # its body uses a window: allowed while an ability waits for the window's calls
+    no_args: dict[str, None]
+
+    @property
+    def name(self) -> str:
+        return self.decl.name
+
+    def player_level(self, ctx: Ctx) -> bool:
+        """Whether `by` and the guards that read no argument hold."""
+        by = self.by
+        if by is not None and not by(ctx):
+            return False
+        for fn, _ in self.fixed:
+            if not fn(ctx):
+                return False
+        return True
+
+
+def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool) -> CompiledMove:
+    params = [p.name for p in m.params]
+    scope = frozenset([*params, *(f.name for f in m.formals), "actor", "source"])
+    fixed: list[tuple[Fn, s.Require]] = []
+    dependent: list[tuple[Fn, s.Require]] = []
+    levels: list[list[Fn]] = [[] for _ in params]
+    for req in m.requires:
+        fn = comp.expr(req.cond, scope)
+        read = [i for i, name in enumerate(params) if name in free_names(req.cond)]
+        if read:
+            dependent.append((fn, req))
+            levels[max(read)].append(fn)
+        else:
+            fixed.append((fn, req))
+    by = comp.expr(m.by, scope) if m.by is not None else None
+    body = comp.block(m.body, scope, Origin(m.name, m.cite))
+    phases = next((ph for req in m.requires if (ph := _phase_guard(req.cond)) is not None), None)
+    return CompiledMove(m, by, fixed, dependent, levels, body, phases,
+                        m.by is not None and _is_actor_active(m.by),
+                        any(_is_window_guard(req.cond) for req in m.requires),
+                        any(_is_attempt_guard(req.cond) for req in m.requires), window_move, dict.fromkeys(params))
+
+
+class Legality:
+    """The legality half of the engine (mixed into Engine, which provides the attributes below)."""
+
+    rules: Ruleset
+    facts: CardFacts
+    moves: dict[str, CompiledMove]
+    halts: list[tuple[Fn, s.HaltDecl]]
+
+    def __init__(self) -> None:
+        players = [cm for cm in self.moves.values() if not cm.decl.is_ability]
+        self._unphased = [cm for cm in players if cm.phases is None]
+        # Per phase, the moves worth trying: those guarded by that phase, then the unguarded ones.
+        self._by_phase: dict[str, list[CompiledMove]] = {}
+        for cm in players:
+            for phase in cm.phases or ():
+                self._by_phase.setdefault(phase, []).append(cm)
+        for moves in self._by_phase.values():
+            moves.extend(self._unphased)
+        # The same lists for a player who is not the active one: moves only the active player makes drop out.
+        self._by_phase_others = {phase: [cm for cm in moves if not cm.active_only]
+                                 for phase, moves in self._by_phase.items()}
+        self._unphased_others = [cm for cm in self._unphased if not cm.active_only]
+        self._halts = [(when, decl, _phase_guard(_first_conjunct(decl.when))) for when, decl in self.halts]
+        # Moves that call on a window: they stay open to the window's players while an ability waits for it.
+        self._window_moves = [cm for cm in players if cm.window_move]
+
+    def describe(self, st: State, move: Move) -> str:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ checking one move
+    def check(self, st: State, move: Move) -> Rejection | None:
+        """Why `move` is illegal now, or None. Pure: reads the state only."""
+        rejection = self._find_rejection(st, move)
+        if rejection is None:
+            return None
+        # The move's text is made only for a rejection: generation checks many legal moves.
+        return dataclasses.replace(rejection, move=self.describe(st, move))
+
+    def is_legal(self, st: State, move: Move) -> bool:
+        return self.check(st, move) is None
+
+    def _find_rejection(self, st: State, move: Move) -> Rejection | None:
+        cm = self.moves.get(move.name)
+        if cm is None:
+            return Rejection("", move.name, s.Citation("?"), f"there is no move {move.name!r} in these rules")
+        if not 0 <= move.player < len(st.names):
+            return Rejection("", move.name, cm.decl.cite, "no such player")
+        halt = self.halt(st)
+        if halt is not None and move.name not in halt.allow:
+            return Rejection("", f"halt {halt.name}", halt.cite, halt.text)
+        gate = self._waiting_gate(st, cm, move.player)
+        if gate is not None:
+            return gate
+        bad = self._check_args(st, cm, move)
+        if bad is not None:
+            return bad
+        return self._check_guards(Ctx(st, self.env_for(st, cm, move.player, move.args), None), cm, move.player)
+
+    def halt(self, st: State) -> s.HaltDecl | None:
+        """The first halt of the rules that holds now (while it holds only its allowed moves are legal)."""
+        ctx: Ctx | None = None
+        for when, decl, phases in self._halts:
+            if phases is not None and st.phase not in phases:
+                continue  # a halt that names its phases cannot hold in another one
+            ctx = ctx or Ctx(st, {}, None)
+            if when(ctx):
+                return decl
+        return None
+
+    def window_callable(self, st: State) -> bool:
+        return bool(st.windows) and st.windows[-1].attempts > 0
+
+    def _waiting_gate(self, st: State, cm: CompiledMove, player: int) -> Rejection | None:
+        """While an ability waits, only its owner may act, by using it (the rules' waiting rule); an ability
+        that waits for a window's calls lets the window's players call first."""
+        if st.waiting:
+            first = st.waiting[0]
+            if cm.name == first.ability and player == first.owner:
+                return None
+            if first.after_window and cm.window_move and self.window_callable(st):
+                return None
+            waiting = self.rules.waiting
+            cite = waiting.cite if waiting is not None else self.rules.moves[first.ability].cite
+            rule = "waiting" if waiting is not None else first.ability
+            return Rejection("", rule, cite, f"{st.names[first.owner]} must first use '{first.ability}' of "
+                             f"{self.facts.label(first.card)}" + (f": {waiting.text.lower()}" if waiting else ""))
+        if cm.decl.is_ability:
+            return Rejection("", cm.name, cm.decl.cite, f"no '{cm.name}' is waiting to be used")
+        return None
+
+    def _check_args(self, st: State, cm: CompiledMove, move: Move) -> Rejection | None:
+        names = {p.name for p in cm.decl.params}
+        for key, _ in move.args:
+            if key not in names:
+                return Rejection("", cm.name, cm.decl.cite, f"{cm.name} takes no argument {key!r}"
+                                 f" (it takes: {', '.join(sorted(names)) or 'none'})")
+        for p in cm.decl.params:
+            value = move.arg(p.name)
+            if value is None:
+                if not p.optional:
+                    return Rejection("", cm.name, cm.decl.cite, f"{cm.name} needs its argument {p.name!r}")
+                continue
+            if not _kind_ok(st, p.kind, value):
+                return Rejection("", cm.name, cm.decl.cite, f"argument {p.name!r} must be a {p.kind.replace('_', ' ')}")
+        return None
+
+    def env_for(self, st: State, cm: CompiledMove, player: int, args: tuple[tuple[str, Any], ...],
+                waiting: Waiting | None = None) -> dict[str, Any]:
+        """The names a move's guards and body see: actor, source, a step's values, the arguments."""
+        env: dict[str, Any] = {"actor": player, "source": None}
+        if cm.decl.is_ability:
+            entry = waiting or (st.waiting[0] if st.waiting else None)
+            if entry is not None:
+                env["source"] = entry.card
+                env.update(zip((f.name for f in cm.decl.formals), entry.args, strict=False))
+        env.update(cm.no_args)
+        env.update(args)
+        return env
+
+    def _check_guards(self, ctx: Ctx, cm: CompiledMove, player: int) -> Rejection | None:
+        if cm.by is not None and not cm.by(ctx):
+            reason = cm.decl.by_reason or f"{ctx.st.names[player]} may not make this move now"
+            return Rejection("", cm.name, cm.decl.cite, reason)
+        for fn, req in cm.fixed:
+            if not fn(ctx):
+                return Rejection("", cm.name, req.cite, req.reason)
+        for fn, req in cm.dependent:
+            if not fn(ctx):
+                return Rejection("", cm.name, req.cite, req.reason)
+        return None
+
+    # ------------------------------------------------------------ generation
+    def domain(self, st: State, kind: str, actor: int) -> list[Any]:
+        if kind == "slot":
+            return [sl for p in range(len(st.names)) for sl in st.occupied_slots(p)]
+        if kind == "own_slot":
+            return st.occupied_slots(actor)
+        if kind == "free_slot":
+            return st.free_slots(actor)
+        if kind == "player":
+            return list(range(len(st.names)))
+        if kind == "held_card":
+            return list(st.hands[actor])
+        return [False, True]
+
+    def _domains(self, st: State, cm: CompiledMove, actor: int) -> list[list[Any]]:
+        out = []
+        for p in cm.decl.params:
+            values = self.domain(st, p.kind, actor)
+            out.append([None, *values] if p.optional else values)
+        return out
+
+    def candidates(self, st: State, player: int, halt: s.HaltDecl | None | bool = False) -> list[CompiledMove]:
+        """Moves whose player-level guards hold (before choosing arguments); `halt` may pass the
+        state's halt when the caller already knows it."""
+        if halt is False:
+            halt = self.halt(st)
+        assert not isinstance(halt, bool)
+        return self._holding(st, player, self._options(st, player, halt))
+
+    def _options(self, st: State, player: int, halt: s.HaltDecl | None) -> list[CompiledMove]:
+        """The moves worth trying for a player, from the structure of the rules alone (no guard evaluated):
+        the waiting ability or the window's calls, else the moves of the phase; minus what a halt forbids."""
+        if st.waiting:
+            first = st.waiting[0]
+            moves = [self.moves[first.ability]] if first.owner == player else []
+            if first.after_window and self.window_callable(st):
+                moves = moves + self._window_moves
+        elif player == st.active:
+            moves = self._by_phase.get(st.phase, self._unphased)
+        else:
+            moves = self._by_phase_others.get(st.phase, self._unphased_others)
+        callable_window = self.window_callable(st)
+        return [cm for cm in moves if (halt is None or cm.name in halt.allow)
+                and (st.windows or not cm.needs_window) and (callable_window or not cm.needs_attempt)]
+
+    def _holding(self, st: State, player: int, moves: list[CompiledMove]) -> list[CompiledMove]:
+        out = []
+        for cm in moves:
+            if cm.player_level(Ctx(st, self.env_for(st, cm, player, ()), None)):
+                out.append(cm)
+        return out
+
+    def moves_of(self, st: State, player: int, cm: CompiledMove) -> Iterator[Move]:
+        """Every legal move of one kind for one player: arguments one at a time, each guard checked
+        as soon as the arguments it reads are chosen."""
+        names = [p.name for p in cm.decl.params]
+        domains = self._domains(st, cm, player)
+        ctx = Ctx(st, self.env_for(st, cm, player, ()), None)
+        env = ctx.env
+
+        def extend(depth: int) -> Iterator[Move]:
+            if depth == len(names):
+                yield Move(player, cm.name, tuple((n, env[n]) for n in names))
+                return
+            for value in domains[depth]:
+                env[names[depth]] = value
+                if all(fn(ctx) for fn in cm.levels[depth]):
+                    yield from extend(depth + 1)
+            env[names[depth]] = None
+
+        yield from extend(0)
+
+    def first_legal(self, st: State, player: int, cm: CompiledMove) -> Move | None:
+        if not cm.player_level(Ctx(st, self.env_for(st, cm, player, ()), None)):
+            return None
+        return next(self.moves_of(st, player, cm), None)
+
+    def legal_moves(self, st: State, player: int | None = None) -> Iterator[Move]:
+        """Every legal move now, lazily; out-of-turn moves included."""
+        players = range(len(st.names)) if player is None else (player,)
+        halt = self.halt(st)
+        for p in players:
+            for cm in self.candidates(st, p, halt):
+                yield from self.moves_of(st, p, cm)
+
+    def movers(self, st: State) -> list[int]:
+        """Who may act now (the active player and anyone with an out-of-turn move)."""
+        return [p for p in range(len(st.names)) if any(True for _ in self.legal_moves(st, p))]
+
+    def random_move(self, st: State, rng: random.Random, tries: int = SAMPLING_TRIES) -> Move | None:
+        """A legal move chosen uniformly among all legal moves now, or None when nobody may act.
+
+        Rejection sampling over the argument domains of the moves worth trying: an option whose
+        player-level guards fail is dropped when first drawn (it holds no legal move), so the proposal
+        stays uniform over a superset of the legal moves and an accepted sample is uniform over them.
+        After `tries` rejections every legal move is listed and one is chosen (uniform as well)."""
+        halt = self.halt(st)
+        options = [(p, cm) for p in range(len(st.names)) for cm in self._options(st, p, halt)]
+        weights = [self._count(st, cm, p) for p, cm in options]
+        total = sum(weights)
+        checked: dict[int, list[list[Any]]] = {}  # options whose player-level guards hold: their domains
+        rejections = 0
+        while total and rejections < tries:
+            i = _pick_weighted(rng.randrange(total), weights)
+            player, cm = options[i]
+            if i not in checked:
+                if not cm.player_level(Ctx(st, self.env_for(st, cm, player, ()), None)):
+                    total -= weights[i]
+                    weights[i] = 0
+                    continue
+                checked[i] = self._domains(st, cm, player)
+            values = [rng.choice(d) for d in checked[i]]
+            if self._accepts(st, cm, player, values):
+                return Move(player, cm.name, tuple(zip(cm.no_args, values, strict=True)))
+            rejections += 1
+        every = [m for i, (p, cm) in enumerate(options) if weights[i] for m in self.moves_of(st, p, cm)
+                 if i in checked or cm.player_level(Ctx(st, self.env_for(st, cm, p, ()), None))]
+        return rng.choice(every) if every else None
+
+    def _count(self, st: State, cm: CompiledMove, actor: int) -> int:
+        """How many argument tuples a move's domains allow (their product)."""
+        out = 1
+        for p in cm.decl.params:
+            out *= self.domain_size(st, p.kind, actor) + (1 if p.optional else 0)
+        return out
+
+    def domain_size(self, st: State, kind: str, actor: int) -> int:
+        if kind == "slot":
+            return sum(len(row) - row.count(None) for row in st.tableaux)
+        if kind == "own_slot":
+            row = st.tableaux[actor]
+            return len(row) - row.count(None)
+        if kind == "free_slot":
+            return st.tableaux[actor].count(None)
+        return len(self.domain(st, kind, actor))
+
+    def _accepts(self, st: State, cm: CompiledMove, player: int, values: list[Any]) -> bool:
+        if cm.decl.is_ability:
+            env = self.env_for(st, cm, player, ())
+            env.update(zip(cm.no_args, values, strict=True))
+        else:
+            env = {"actor": player, "source": None, **dict(zip(cm.no_args, values, strict=True))}
+        ctx = Ctx(st, env, None)
+        for fn, _ in cm.dependent:
+            if not fn(ctx):
+                return False
+        return True
+
+
+def _pick_weighted(r: int, weights: list[int]) -> int:
+    for i, w in enumerate(weights):
+        if r < w:
+            return i
+        r -= w
+    return len(weights) - 1
+
+
+def _kind_ok(st: State, kind: str, value: Any) -> bool:
+    if kind in SLOT_KINDS:
+        return (isinstance(value, tuple) and len(value) == 2 and 0 <= value[0] < len(st.names)
+                and isinstance(value[1], int) and value[1] >= 1)
+    if kind == "player":
+        return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(st.names)
+    if kind == "held_card":
+        return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(st.known)
+    return isinstance(value, bool)
+
+
+def _phase_guard(cond: s.Expr) -> frozenset[str] | None:
+    """The phases a guard `phase == "a"` (or `... or phase == "b"`) admits; None if not of that form."""
+    if isinstance(cond, s.Binary) and cond.op == "or":
+        left, right = _phase_guard(cond.left), _phase_guard(cond.right)
+        return left | right if left is not None and right is not None else None
+    if isinstance(cond, s.Binary) and cond.op == "==" and isinstance(cond.left, s.Name) \
+            and cond.left.name == "phase" and isinstance(cond.right, s.Lit) and isinstance(cond.right.value, str):
+        return frozenset({cond.right.value})
+    return None
+
+
+def _first_conjunct(cond: s.Expr) -> s.Expr:
+    while isinstance(cond, s.Binary) and cond.op == "and":
+        cond = cond.left
+    return cond
+
+
+def _is_window_guard(cond: s.Expr) -> bool:
+    return (isinstance(cond, s.Binary) and cond.op == "!=" and isinstance(cond.left, s.Name)
+            and cond.left.name == "window_ref" and isinstance(cond.right, s.Lit) and cond.right.value is None)
+
+
+def _is_attempt_guard(cond: s.Expr) -> bool:
+    return (isinstance(cond, s.Unary) and cond.op == "not" and isinstance(cond.operand, s.Name)
+            and cond.operand.name == "window_used")
+
+
+def _is_actor_active(cond: s.Expr) -> bool:
+    return (isinstance(cond, s.Binary) and cond.op == "==" and isinstance(cond.left, s.Name)
+            and isinstance(cond.right, s.Name) and {cond.left.name, cond.right.name} == {"actor", "active"})

@@ -1,0 +1,304 @@
+"""The table: players, tableaux of stable numbered slots, piles, hands, knowledge, marks, windows.
+
+Generic: it knows cards by number, players by seat, the piles and marks the rules
+declare, and nothing of species. Slots are numbered from 1 per player; an empty slot
+holds None and keeps its number. A state serializes to JSON and back (`to_json`,
+`State.from_json`), random generator included, so a replay can resume from it.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from ..language.ruleset import Ruleset
+
+Card = int
+Player = int
+Slot = tuple[int, int]  # (player, slot number from 1)
+
+
+@dataclass(frozen=True)
+class PileLoc:
+    """A declared pile as a place (index in the rules' declaration order)."""
+
+    index: int
+    name: str
+
+
+@dataclass(frozen=True)
+class HandLoc:
+    """A player's hand: the cards drawn and not yet placed, seen by that player only."""
+
+    player: int
+
+
+class CardFacts:
+    """Per-card facts from the deck, as flat lists indexed by card number."""
+
+    def __init__(self, rules: Ruleset) -> None:
+        self.species: list[str] = []
+        self.value: list[int] = []
+        self.family: list[str] = []
+        self.ability: list[str | None] = []
+        self.ordinal: list[int] = []  # 1 for the first card of its species, 2 for the second ...
+        for sp in rules.species.values():
+            for i in range(sp.count):
+                self.species.append(sp.name)
+                self.value.append(sp.value)
+                self.family.append(sp.family)
+                self.ability.append(sp.ability)
+                self.ordinal.append(i + 1)
+        self.by_label = {self.label(c): c for c in range(len(self.species))}
+        self.mark_bits = {name: bit for bit, name in enumerate(rules.marks)}
+        self.facts: dict[str, list[Any]] = {"value": self.value, "family": self.family,
+                                            "species": self.species, "ability": self.ability}
+
+    def __len__(self) -> int:
+        return len(self.species)
+
+    def label(self, card: int | None) -> str:
+        if card is None:
+            return "nothing"
+        return f"{self.species[card]}#{self.ordinal[card]}"
+
+
+class Window:
+    """An open window: a reference card, who may call on it, and the attempts left."""
+
+    __slots__ = ("attempts", "kind", "players", "ref")
+
+    def __init__(self, kind: str, ref: Card, players: int, attempts: int) -> None:
+        self.kind = kind
+        self.ref = ref
+        self.players = players  # bitmask of seats
+        self.attempts = attempts
+
+    def copy(self) -> Window:
+        return Window(self.kind, self.ref, self.players, self.attempts)
+
+
+class Waiting:
+    """A triggered ability (or a step of one) that its owner must use, with the values it was queued with."""
+
+    __slots__ = ("ability", "after_window", "args", "card", "owner")
+
+    def __init__(self, ability: str, card: Card, owner: Player, args: tuple[Any, ...] = (),
+                 after_window: bool = False) -> None:
+        self.ability = ability
+        self.card = card
+        self.owner = owner
+        self.args = args
+        self.after_window = after_window
+
+
+class State:
+    """Mutable game state; `copy()` gives an independent state (cheap: flat lists)."""
+
+    __slots__ = ("active", "box", "facts", "hands", "in_round", "known", "marks", "names", "phase", "piles",
+                 "pvars", "rng", "round", "seats", "tableaux", "turn", "vars", "waiting", "windows")
+
+    def __init__(self, names: list[str], facts: CardFacts, piles: list[PileLoc], seed: int | None) -> None:
+        n_cards = len(facts)
+        self.names = names
+        self.facts = facts
+        self.tableaux: list[list[Card | None]] = [[] for _ in names]
+        self.piles: list[list[Card]] = [[] for _ in piles]  # per declared pile; the top is the end of the list
+        self.hands: list[list[Card]] = [[] for _ in names]
+        self.active: Player = 0
+        self.phase = ""
+        self.round = 0
+        self.turn = 0
+        self.vars: dict[str, Any] = {}
+        self.pvars: dict[str, list[Any]] = {}
+        self.windows: list[Window] = []
+        self.waiting: list[Waiting] = []
+        self.known: list[int] = [0] * n_cards  # per card: bitmask of players who know it
+        self.marks: list[int] = [0] * n_cards  # per card: bitmask of the declared marks it carries
+        self.rng = random.Random(seed)
+        self.box: list[Card] = list(range(n_cards))  # cards out of play (not dealt in a scenario)
+        self.in_round = (1 << len(names)) - 1  # bit mask of the seats taking part in this round
+        self.seats = list(range(len(names)))  # the same seats as a list, in seating order
+
+    @property
+    def player_count(self) -> int:
+        return len(self.names)
+
+    def seated(self) -> list[Player]:
+        """The seats taking part in this round, in seating order (all but in a round among a few)."""
+        return list(self.seats)
+
+    def seat_round(self, players: list[Player]) -> None:
+        self.in_round = sum(1 << p for p in set(players))
+        self.seats = [p for p in range(len(self.names)) if self.in_round >> p & 1]
+
+    @property
+    def everyone(self) -> int:
+        return (1 << len(self.names)) - 1
+
+    @property
+    def window(self) -> Window | None:
+        """The newest open window."""
+        return self.windows[-1] if self.windows else None
+
+    def copy(self) -> State:
+        new = State.__new__(State)
+        new.names = self.names
+        new.facts = self.facts
+        new.tableaux = [list(t) for t in self.tableaux]
+        new.piles = [list(p) for p in self.piles]
+        new.hands = [list(h) for h in self.hands]
+        new.active = self.active
+        new.phase = self.phase
+        new.round = self.round
+        new.turn = self.turn
+        new.vars = dict(self.vars)
+        new.pvars = {k: list(v) for k, v in self.pvars.items()}
+        new.windows = [w.copy() for w in self.windows]
+        new.waiting = list(self.waiting)  # entries are never changed in place
+        new.known = list(self.known)
+        new.marks = list(self.marks)
+        new.rng = random.Random()
+        new.rng.setstate(self.rng.getstate())
+        new.box = list(self.box)
+        new.in_round = self.in_round
+        new.seats = list(self.seats)
+        return new
+
+    # ------------------------------------------------------------ queries (the builtins' Table protocol)
+    def card_at(self, slot: Slot) -> Card | None:
+        player, number = slot
+        row = self.tableaux[player]
+        return row[number - 1] if 0 < number <= len(row) else None
+
+    def cards_of(self, player: Player) -> list[Card]:
+        return [c for c in self.tableaux[player] if c is not None]
+
+    def occupied_slots(self, player: Player) -> list[Slot]:
+        return [(player, i + 1) for i, c in enumerate(self.tableaux[player]) if c is not None]
+
+    def free_slots(self, player: Player) -> list[Slot]:
+        return [(player, i + 1) for i, c in enumerate(self.tableaux[player]) if c is None]
+
+    def slot_for_added(self, player: Player, preferred: Slot | None) -> Slot:
+        """Where an added card goes: the named free slot, else the lowest free, else a new one."""
+        row = self.tableaux[player]
+        if preferred is not None and preferred[0] == player and 0 < preferred[1] <= len(row) \
+                and row[preferred[1] - 1] is None:
+            return preferred
+        for i, c in enumerate(row):
+            if c is None:
+                return (player, i + 1)
+        return (player, len(row) + 1)
+
+    def pile_cards(self, place: Any) -> list[Card] | None:
+        """The cards of a pile or a hand (bottom first); None for anything that is not such a place."""
+        if isinstance(place, PileLoc):
+            return self.piles[place.index]
+        if isinstance(place, HandLoc):
+            return self.hands[place.player]
+        return None
+
+    def hand_place(self, player: Player) -> HandLoc:
+        return HandLoc(player)
+
+    def hand_cards(self, player: Player) -> list[Card]:
+        return list(self.hands[player])
+
+    def knows(self, player: Player, card: Card | None) -> bool:
+        return card is not None and bool(self.known[card] >> player & 1)
+
+    def seats_from(self, player: Player) -> list[Player]:
+        """The seats of this round in seating order, starting at p (or at the next seat of the round after p)."""
+        n = len(self.names)
+        return [q for q in ((player + i) % n for i in range(n)) if self.in_round >> q & 1]
+
+    def deck(self) -> list[Card]:
+        return list(range(len(self.known)))
+
+    def card_fact(self, card: Card, fact: str) -> Any:
+        return self.facts.facts[fact][card]
+
+    def is_marked(self, card: Card, mark: str) -> bool:
+        return bool(self.marks[card] >> self.facts.mark_bits[mark] & 1)
+
+    def window_value(self, attr: str) -> Any:
+        w = self.windows[-1] if self.windows else None
+        if w is None:
+            return False if attr == "used" else [] if attr == "players" else None
+        if attr == "players":
+            return [p for p in range(len(self.names)) if w.players >> p & 1]
+        if attr == "used":
+            return w.attempts <= 0
+        return getattr(w, attr)
+
+    def count_places(self, card: Card) -> int:
+        """How many places hold the card: 1 whenever the rules kept every card in exactly one place."""
+        return sum(row.count(card) for row in self.tableaux) + sum(h.count(card) for h in self.hands) \
+            + sum(p.count(card) for p in self.piles) + self.box.count(card)
+
+    def locate(self, card: Card) -> object:
+        """Where a card is: a slot, a hand, a pile, or None for the box (for reports, not for play)."""
+        for p, row in enumerate(self.tableaux):
+            for i, c in enumerate(row):
+                if c == card:
+                    return (p, i + 1)
+        for p, hand in enumerate(self.hands):
+            if card in hand:
+                return HandLoc(p)
+        for i, pile in enumerate(self.piles):
+            if card in pile:
+                return i
+        return None
+
+    # ------------------------------------------------------------ JSON
+    def to_json(self) -> dict[str, Any]:
+        """Every part of the state as JSON values (slots as [player, number] lists)."""
+        version, internal, gauss = self.rng.getstate()
+        return {
+            "names": self.names, "tableaux": self.tableaux, "piles": self.piles, "hands": self.hands,
+            "active": self.active, "phase": self.phase, "round": self.round, "turn": self.turn,
+            "vars": {k: _jsonable(v) for k, v in self.vars.items()},
+            "pvars": {k: [_jsonable(v) for v in vs] for k, vs in self.pvars.items()},
+            "windows": [[w.kind, w.ref, w.players, w.attempts] for w in self.windows],
+            "waiting": [[w.ability, w.card, w.owner, [_jsonable(a) for a in w.args], w.after_window]
+                        for w in self.waiting],
+            "known": self.known, "marks": self.marks, "box": self.box,
+            "in_round": self.in_round, "rng": [version, list(internal), gauss],
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any], facts: CardFacts, piles: list[PileLoc]) -> State:
+        """The state `to_json` wrote (slots come back as tuples)."""
+        st = State(list(data["names"]), facts, piles, None)
+        st.tableaux = [list(row) for row in data["tableaux"]]
+        st.piles = [list(p) for p in data["piles"]]
+        st.hands = [list(h) for h in data["hands"]]
+        st.active, st.phase, st.round, st.turn = data["active"], data["phase"], data["round"], data["turn"]
+        st.vars = {k: _restore(v) for k, v in data["vars"].items()}
+        st.pvars = {k: [_restore(v) for v in vs] for k, vs in data["pvars"].items()}
+        st.windows = [Window(*w) for w in data["windows"]]
+        st.waiting = [Waiting(a, c, o, tuple(_restore(x) for x in args), after)
+                      for a, c, o, args, after in data["waiting"]]
+        st.known, st.marks, st.box = list(data["known"]), list(data["marks"]), list(data["box"])
+        st.seat_round([p for p in range(len(st.names)) if data["in_round"] >> p & 1])
+        version, internal, gauss = data["rng"]
+        st.rng.setstate((version, tuple(internal), gauss))
+        return st
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return {"slot": list(value)}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _restore(value: Any) -> Any:
+    if isinstance(value, dict) and "slot" in value:
+        return tuple(value["slot"])
+    if isinstance(value, list):
+        return [_restore(v) for v in value]
+    return value

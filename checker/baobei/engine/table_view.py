@@ -1,0 +1,46 @@
+"""Text pictures of a state: the table by slot, the piles, who knows which card."""
+
+from __future__ import annotations
+
+from .engine import Engine
+from .state import State
+
+
+def knowers(st: State, card: int) -> str:
+    mask = st.known[card]
+    if mask == st.everyone:
+        return "all"
+    return ",".join(st.names[p] for p in range(len(st.names)) if mask >> p & 1) or "-"
+
+
+def render_table(eng: Engine, st: State, knowledge: bool = True) -> list[str]:
+    """One line per player and per pile; each card shows who knows it, e.g. SPECIES#1{alice}."""
+    lines: list[str] = []
+    width = max(len(n) for n in st.names)
+    for p, name in enumerate(st.names):
+        cells = []
+        for i, card in enumerate(st.tableaux[p]):
+            if card is None:
+                cells.append(f"{i + 1}:—")
+            else:
+                label = eng.facts.label(card)
+                cells.append(f"{i + 1}:{label}" + (f"{{{knowers(st, card)}}}" if knowledge else ""))
+        marker = "*" if p == st.active else " "
+        held = st.hands[p]
+        hand = f"   holds {', '.join(eng.facts.label(c) for c in held)}" if held else ""
+        lines.append(f"{marker}{name:<{width}}  " + ("  ".join(cells) or "(no cards)") + hand)
+    piles = []
+    for i, name in enumerate(eng.pile_names):
+        cards = st.piles[i]
+        shown = name.replace("_", " ")
+        top = f" (top {eng.facts.label(cards[-1])})" if cards and i in eng.effects.face_up else ""
+        piles.append(f"{shown} {len(cards)}{top}")
+    lines.append("  " + ", ".join(piles) + f"; phase {st.phase}")
+    for w in st.windows:
+        who = ", ".join(st.names[p] for p in range(len(st.names)) if w.players >> p & 1) or "nobody"
+        lines.append(f"  {eng.effects.window_title} '{w.kind}' on {eng.facts.label(w.ref)} for {who}"
+                     + (" (used)" if w.attempts <= 0 else ""))
+    for w in st.waiting:
+        lines.append(f"  waiting: {st.names[w.owner]} must use '{w.ability}' of {eng.facts.label(w.card)}"
+                     + (" (after the window's calls)" if w.after_window else ""))
+    return lines

@@ -1,0 +1,1 @@
+"""The rules language: AST, parsers, kinds, the builtin and statement registries, the ruleset model."""

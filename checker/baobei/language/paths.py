@@ -1,0 +1,21 @@
+"""Where the project's data lives: grammars and the default rules."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# The package lives in checker/baobei (this file in language/); grammar/ and rules/ sit at the project root.
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+
+
+def grammar_dir() -> Path:
+    return Path(os.environ.get("BAOBEI_GRAMMAR", PROJECT_ROOT / "grammar"))
+
+
+def default_rules_dir() -> Path:
+    return PROJECT_ROOT / "rules"
+
+
+def default_scenarios_dir() -> Path:
+    return PROJECT_ROOT / "scenarios"

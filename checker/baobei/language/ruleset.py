@@ -1,0 +1,291 @@
+"""The checked rules model: declarations indexed by name, names resolved, errors positioned."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import assert_never
+
+from . import syntax as s
+from .errors import RulesError
+
+# The kinds of value a variable or a formal parameter may be declared with.
+VALUE_TYPES = ("int", "bool", "str", "player", "card", "slot", "players", "cards")
+
+# Moments at which the engine hands control to the rules: name -> (parameters, required).
+HOOKS: dict[str, tuple[tuple[str, ...], bool]] = {
+    "round_start": ((), True),
+    "draw_empty": (("player",), True),
+    # A waiting ability (or a step of one) is about to be used by its owner.
+    "ability_start": (("player", "card"), False),
+    # A move or an ability step has completed and changed cards of a player's tableau; `by` made it.
+    "changed": (("player", "player"), False),
+}
+
+# A shuffle source that is no pile: every card of the deck, wherever it lies.
+ALL_CARDS = "all_cards"
+
+
+@dataclass(frozen=True)
+class Species:
+    name: str
+    value: int
+    count: int
+    family: str
+    ability: str | None
+
+
+@dataclass
+class Ruleset:
+    """Everything the rules directory declares, validated."""
+
+    source: str
+    min_players: int = 0
+    max_players: int = 0
+    players_cite: s.Citation = field(default_factory=lambda: s.Citation(""))
+    deck: s.DeckDecl | None = None
+    species: dict[str, Species] = field(default_factory=dict)
+    tables: dict[str, s.TableDecl] = field(default_factory=dict)
+    assumptions: dict[str, s.AssumptionDecl] = field(default_factory=dict)
+    variables: dict[str, s.VarDecl] = field(default_factory=dict)
+    defines: dict[str, s.DefineDecl] = field(default_factory=dict)
+    moves: dict[str, s.MoveDecl] = field(default_factory=dict)  # moves, abilities and ability steps
+    routines: dict[str, s.RoutineDecl] = field(default_factory=dict)
+    hooks: dict[str, s.RoutineDecl] = field(default_factory=dict)
+    invariants: dict[str, s.InvariantDecl] = field(default_factory=dict)
+    waiting: s.WaitingDecl | None = None
+    no_choice: s.NoChoiceDecl | None = None
+    piles: dict[str, s.PileDecl] = field(default_factory=dict)
+    hand: s.HandDecl | None = None
+    phases: s.PhasesDecl | None = None
+    window: s.WindowDecl | None = None
+    halts: dict[str, s.HaltDecl] = field(default_factory=dict)
+    simultaneous: s.SimultaneousDecl | None = None
+    marks: dict[str, s.MarkDecl] = field(default_factory=dict)
+    protects: dict[str, s.ProtectDecl] = field(default_factory=dict)
+    files: list[s.RulesFile] = field(default_factory=list)
+
+    def table_value(self, name: str, players: object) -> int | None:
+        if not isinstance(players, int):
+            return None
+        for row in self.tables[name].rows:
+            if row.low <= players <= row.high:
+                return row.value
+        return None
+
+    @property
+    def phase_names(self) -> tuple[str, ...]:
+        return self.phases.names if self.phases is not None else ()
+
+    @property
+    def window_kinds(self) -> tuple[str, ...]:
+        return self.window.kinds if self.window is not None else ()
+
+    def enum_values(self, enum: str) -> tuple[str, ...]:
+        """The declared names a string of this enumeration may take (see builtins.Builtin.enum)."""
+        return {"phases": self.phase_names, "window kinds": self.window_kinds,
+                "marks": tuple(self.marks)}.get(enum, ())
+
+    def cited_rules(self) -> list[tuple[str, str, s.Citation, s.Pos]]:
+        """(kind, name, citation, position) of every declaration that cites the rulebook."""
+        out: list[tuple[str, str, s.Citation, s.Pos]] = []
+        if self.deck is not None:
+            out.append(("deck", self.deck.title, self.deck.cite, self.deck.pos))
+        out.append(("players", f"{self.min_players}..{self.max_players}", self.players_cite, s.NOWHERE))
+        out += [("table", t.name, t.cite, t.pos) for t in self.tables.values()]
+        out += [("define", d.name, d.cite, d.pos) for d in self.defines.values() if d.cite]
+        out += [(_move_kind(m), m.name, m.cite, m.pos) for m in self.moves.values()]
+        out += [("routine", r.name, r.cite, r.pos) for r in self.routines.values()]
+        out += [("hook", r.name, r.cite, r.pos) for r in self.hooks.values()]
+        out += [("invariant", i.ident, i.cite, i.pos) for i in self.invariants.values()]
+        out += [("pile", p.name, p.cite, p.pos) for p in self.piles.values()]
+        for label, decl in (("waiting", self.waiting), ("no choice", self.no_choice), ("hand", self.hand),
+                            ("phases", self.phases), ("window", self.window), ("simultaneous", self.simultaneous)):
+            if decl is not None:
+                out.append((label, label, decl.cite, decl.pos))
+        out += [("halt", h.name, h.cite, h.pos) for h in self.halts.values()]
+        out += [("mark", m.name, m.cite, m.pos) for m in self.marks.values()]
+        out += [("protect", p.name, p.cite, p.pos) for p in self.protects.values()]
+        return out
+
+
+def _move_kind(m: s.MoveDecl) -> str:
+    return "step" if m.is_step else "ability" if m.is_ability else "move"
+
+
+def _unique(table: dict[str, object], key: str, decl: s.Decl, what: str) -> None:
+    if key in table:
+        raise RulesError(decl.pos, f"{what} {key!r} is declared twice")
+
+
+def _single(current: object, decl: s.Decl, what: str) -> None:
+    if current is not None:
+        raise RulesError(decl.pos, f"{what} is declared twice")
+
+
+def file_declarations(rules: Ruleset) -> None:
+    """File every declaration of the rules' files under its kind; duplicates are errors."""
+    for f in rules.files:
+        for decl in f.decls:
+            _add(rules, decl)
+
+
+def _add(rules: Ruleset, decl: s.Decl) -> None:
+    """File one declaration under its kind."""
+    match decl:
+        case s.PlayersDecl():
+            if rules.max_players:
+                raise RulesError(decl.pos, "the player count is declared twice")
+            if not 1 <= decl.low <= decl.high:
+                raise RulesError(decl.pos, f"player range {decl.low}..{decl.high} is empty")
+            rules.min_players, rules.max_players, rules.players_cite = decl.low, decl.high, decl.cite
+        case s.DeckDecl():
+            if rules.deck is not None:
+                raise RulesError(decl.pos, "a second deck is declared; a rules variant replaces the deck file")
+            rules.deck = decl
+        case s.TableDecl():
+            _unique(rules.tables, decl.name, decl, "table")  # type: ignore[arg-type]
+            _check_rows(decl)
+            rules.tables[decl.name] = decl
+        case s.AssumptionDecl():
+            _unique(rules.assumptions, decl.ident, decl, "assumption")  # type: ignore[arg-type]
+            rules.assumptions[decl.ident] = decl
+        case s.VarDecl():
+            _check_type(decl.type, decl.pos, f"variable {decl.name!r}")
+            _unique(rules.variables, decl.name, decl, "variable")  # type: ignore[arg-type]
+            rules.variables[decl.name] = decl
+        case s.DefineDecl():
+            for formal in decl.formals or ():
+                _check_type(formal.type, decl.pos, f"parameter {formal.name!r} of {decl.name!r}")
+            _unique(rules.defines, decl.name, decl, "definition")  # type: ignore[arg-type]
+            rules.defines[decl.name] = decl
+        case s.MoveDecl():
+            for formal in decl.formals:
+                _check_type(formal.type, decl.pos, f"value {formal.name!r} of the step {decl.name!r}")
+            _unique(rules.moves, decl.name, decl, "move, ability or step")  # type: ignore[arg-type]
+            rules.moves[decl.name] = decl
+        case s.RoutineDecl():
+            _add_routine(rules, decl)
+        case s.InvariantDecl():
+            _unique(rules.invariants, decl.ident, decl, "invariant")  # type: ignore[arg-type]
+            rules.invariants[decl.ident] = decl
+        case _:
+            _add_fact(rules, decl)
+
+
+def _add_fact(rules: Ruleset, decl: s.Decl) -> None:
+    """File a declaration of the game's vocabulary: piles, hand, phases, windows, marks, policies."""
+    match decl:
+        case s.PileDecl():
+            _unique(rules.piles, decl.name, decl, "pile")  # type: ignore[arg-type]
+            rules.piles[decl.name] = decl
+        case s.HandDecl():
+            _single(rules.hand, decl, "the hand")
+            if decl.capacity < 1:
+                raise RulesError(decl.pos, "a hand must hold at least one card")
+            rules.hand = decl
+        case s.PhasesDecl():
+            _single(rules.phases, decl, "the set of phases")
+            _no_repeats(decl.names, decl, "phase")
+            rules.phases = decl
+        case s.WindowDecl():
+            _single(rules.window, decl, "the window")
+            _no_repeats(decl.kinds, decl, "window kind")
+            if decl.attempts < 1 or decl.open_max < 1:
+                raise RulesError(decl.pos, "a window needs at least one attempt and room for one open window")
+            rules.window = decl
+        case s.WaitingDecl():
+            _single(rules.waiting, decl, "the waiting rule for abilities")
+            rules.waiting = decl
+        case s.NoChoiceDecl():
+            _single(rules.no_choice, decl, "the rule for abilities without a legal choice")
+            rules.no_choice = decl
+        case s.HaltDecl():
+            _unique(rules.halts, decl.name, decl, "halt")  # type: ignore[arg-type]
+            rules.halts[decl.name] = decl
+        case s.SimultaneousDecl():
+            _single(rules.simultaneous, decl, "the order of simultaneous calls")
+            rules.simultaneous = decl
+        case s.MarkDecl():
+            _unique(rules.marks, decl.name, decl, "mark")  # type: ignore[arg-type]
+            rules.marks[decl.name] = decl
+        case s.ProtectDecl():
+            _unique(rules.protects, decl.name, decl, "protection")  # type: ignore[arg-type]
+            rules.protects[decl.name] = decl
+        case s.PlayersDecl() | s.DeckDecl() | s.TableDecl() | s.AssumptionDecl() | s.VarDecl() | s.DefineDecl() \
+                | s.MoveDecl() | s.RoutineDecl() | s.InvariantDecl():
+            raise AssertionError("filed by _add")
+        case _:
+            assert_never(decl)
+
+
+def _no_repeats(names: tuple[str, ...], decl: s.Decl, what: str) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise RulesError(decl.pos, f"{what} {name!r} is named twice")
+        seen.add(name)
+
+
+def _check_rows(table: s.TableDecl) -> None:
+    """Rows are ranges of player counts; no count may have two rows."""
+    seen: dict[int, s.TableRow] = {}
+    for row in table.rows:
+        if row.low > row.high:
+            raise RulesError(table.pos, f"table {table.name!r}: the range {row.low}..{row.high} is empty")
+        for n in range(row.low, row.high + 1):
+            if n in seen:
+                raise RulesError(table.pos, f"table {table.name!r} has two rows for {n}")
+            seen[n] = row
+
+
+def _check_type(type_name: str, pos: s.Pos, what: str) -> None:
+    if type_name not in VALUE_TYPES:
+        raise RulesError(pos, f"{what} has unknown type {type_name!r}; one of: {', '.join(VALUE_TYPES)}")
+
+
+def _add_routine(rules: Ruleset, decl: s.RoutineDecl) -> None:
+    for formal in decl.formals:
+        _check_type(formal.type, decl.pos, f"parameter {formal.name!r} of {decl.name!r}")
+    if not decl.is_hook:
+        _unique(rules.routines, decl.name, decl, "routine")  # type: ignore[arg-type]
+        rules.routines[decl.name] = decl
+        return
+    if decl.name not in HOOKS:
+        raise RulesError(decl.pos, f"unknown hook {decl.name!r}; the engine calls: {', '.join(sorted(HOOKS))}")
+    wanted = HOOKS[decl.name][0]
+    if len(decl.formals) != len(wanted):
+        raise RulesError(decl.pos, f"hook {decl.name!r} takes {len(wanted)} parameter(s): {', '.join(wanted)}")
+    _unique(rules.hooks, decl.name, decl, "hook")  # type: ignore[arg-type]
+    rules.hooks[decl.name] = decl
+
+
+def check_deck(rules: Ruleset) -> None:
+    deck = rules.deck
+    if deck is None:
+        raise RulesError(s.Pos(rules.source, 0, 0), "the rules declare no deck")
+    for card in deck.cards:
+        if card.species in rules.species:
+            raise RulesError(card.pos, f"species {card.species!r} is declared twice")
+        if card.count < 1:
+            raise RulesError(card.pos, f"species {card.species!r} needs a count of at least 1")
+        if card.ability is not None:
+            ability = rules.moves.get(card.ability)
+            if ability is None or not ability.is_ability or ability.is_step:
+                raise RulesError(card.pos, f"unknown ability {card.ability!r} for {card.species}")
+        rules.species[card.species] = Species(card.species, card.value, card.count,
+                                              card.family or card.species, card.ability)
+
+
+def check_required(rules: Ruleset) -> None:
+    where = s.Pos(rules.source, 0, 0)
+    if not rules.max_players:
+        raise RulesError(where, "the rules declare no player count (players LOW..HIGH)")
+    if rules.phases is None:
+        raise RulesError(where, "the rules declare no phases (phases NAME, NAME ...)")
+    if rules.hand is None:
+        raise RulesError(where, "the rules declare no hand (hand holds N)")
+    if "draw_pile" not in rules.piles:
+        raise RulesError(where, "the rules declare no draw_pile (pile draw_pile face down ...): draws come from it")
+    for hook, (_, required) in HOOKS.items():
+        if required and hook not in rules.hooks:
+            raise RulesError(where, f"the rules declare no hook 'on {hook}'")

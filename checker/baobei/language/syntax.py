@@ -1,0 +1,523 @@
+"""Typed AST of the rules language.
+
+Lark trees never leave the parser module: the parser turns them into these
+frozen dataclasses, each carrying the source position it came from.
+
+Expressions and statements are closed unions (`Expr`, `Stmt`): every consumer
+dispatches with `match` and ends in `assert_never`, so mypy reports a node kind
+that a consumer forgets. `walk.py` holds the one generic traversal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+from .source import NOWHERE, Citation, Pos
+
+__all__ = ["NOWHERE", "Citation", "Pos"]
+
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True)
+class Lit:
+    pos: Pos = field(compare=False)
+    value: int | str | bool | None
+
+
+@dataclass(frozen=True)
+class Name:
+    pos: Pos = field(compare=False)
+    name: str
+
+
+@dataclass(frozen=True)
+class Call:
+    pos: Pos = field(compare=False)
+    func: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Index:
+    pos: Pos = field(compare=False)
+    base: Expr
+    index: Expr
+
+
+@dataclass(frozen=True)
+class Unary:
+    pos: Pos = field(compare=False)
+    op: str  # 'not' | 'neg'
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Binary:
+    pos: Pos = field(compare=False)
+    op: str  # + - * // % == != < <= > >= in and or
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class IfExpr:
+    pos: Pos = field(compare=False)
+    cond: Expr
+    then: Expr
+    other: Expr
+
+
+@dataclass(frozen=True)
+class Quant:
+    """all / any / sum / count / most / least over a finite domain; `var` is bound in `body` only."""
+
+    pos: Pos = field(compare=False)
+    kind: str
+    var: str
+    domain: Expr
+    body: Expr
+
+
+@dataclass(frozen=True)
+class First:
+    pos: Pos = field(compare=False)
+    var: str
+    domain: Expr
+    cond: Expr
+
+
+@dataclass(frozen=True)
+class Filter:
+    pos: Pos = field(compare=False)
+    var: str
+    domain: Expr
+    cond: Expr
+
+
+Expr: TypeAlias = Lit | Name | Call | Index | Unary | Binary | IfExpr | Quant | First | Filter
+Binder: TypeAlias = Quant | First | Filter  # expressions that bind a name in a sub-expression
+
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True)
+class Let:
+    pos: Pos = field(compare=False)
+    name: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class SetVar:
+    pos: Pos = field(compare=False)
+    name: str
+    index: Expr | None
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Draw:
+    pos: Pos = field(compare=False)
+    into: Expr
+    bind: str | None
+
+
+@dataclass(frozen=True)
+class MoveCard:
+    pos: Pos = field(compare=False)
+    card: Expr
+    to: Expr
+
+
+@dataclass(frozen=True)
+class Swap:
+    """Two cards exchange their places."""
+
+    pos: Pos = field(compare=False)
+    first: Expr
+    second: Expr
+
+
+@dataclass(frozen=True)
+class Peek:
+    pos: Pos = field(compare=False)
+    player: Expr
+    card: Expr
+
+
+@dataclass(frozen=True)
+class Show:
+    pos: Pos = field(compare=False)
+    card: Expr
+
+
+@dataclass(frozen=True)
+class Forget:
+    pos: Pos = field(compare=False)
+    card: Expr
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Put a declared mark on a card (it lasts as long as the mark's declaration says)."""
+
+    pos: Pos = field(compare=False)
+    mark: str
+    card: Expr
+
+
+@dataclass(frozen=True)
+class OpenWindow:
+    pos: Pos = field(compare=False)
+    kind: str
+    card: Expr
+    players: Expr
+
+
+@dataclass(frozen=True)
+class UseWindow:
+    pos: Pos = field(compare=False)
+
+
+@dataclass(frozen=True)
+class CloseWindow:
+    pos: Pos = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """Queue the ability of a card for a player; `after_window` lets the open window's players act first."""
+
+    pos: Pos = field(compare=False)
+    card: Expr
+    player: Expr
+    after_window: bool = False
+
+
+@dataclass(frozen=True)
+class Continue:
+    """Queue a further step of the running ability: `continue STEP(args) for PLAYER`, first in line."""
+
+    pos: Pos = field(compare=False)
+    step: str
+    args: tuple[Expr, ...]
+    player: Expr
+
+
+@dataclass(frozen=True)
+class ShuffleSource:
+    pile: str  # a declared pile, or `all_cards` (every card of the deck)
+    except_top: bool = False
+
+
+@dataclass(frozen=True)
+class Shuffle:
+    pos: Pos = field(compare=False)
+    sources: tuple[ShuffleSource, ...]
+    into: str
+
+
+@dataclass(frozen=True)
+class StartTurn:
+    pos: Pos = field(compare=False)
+    player: Expr
+
+
+@dataclass(frozen=True)
+class StartRound:
+    """A new round; `with` names the players taking part (all when absent)."""
+
+    pos: Pos = field(compare=False)
+    players: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Pick:
+    pos: Pos = field(compare=False)
+    name: str
+    domain: Expr
+
+
+@dataclass(frozen=True)
+class Run:
+    pos: Pos = field(compare=False)
+    routine: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class ForEach:
+    pos: Pos = field(compare=False)
+    var: str
+    domain: Expr
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class Repeat:
+    pos: Pos = field(compare=False)
+    count: Expr
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class IfStmt:
+    pos: Pos = field(compare=False)
+    cond: Expr
+    then: tuple[Stmt, ...]
+    other: tuple[Stmt, ...]
+
+
+Stmt: TypeAlias = (Let | SetVar | Draw | MoveCard | Swap | Peek | Show | Forget | Mark | OpenWindow | UseWindow
+                   | CloseWindow | Trigger | Continue | Shuffle | StartTurn | StartRound | Pick | Run | ForEach
+                   | Repeat | IfStmt)
+Node: TypeAlias = Expr | Stmt
+
+
+# ---------------------------------------------------------------- declarations
+
+
+@dataclass(frozen=True)
+class PlayersDecl:
+    pos: Pos = field(compare=False)
+    low: int
+    high: int
+    cite: Citation
+
+
+@dataclass(frozen=True)
+class CardDecl:
+    pos: Pos = field(compare=False)
+    species: str
+    value: int
+    count: int
+    family: str | None
+    ability: str | None
+
+
+@dataclass(frozen=True)
+class DeckDecl:
+    pos: Pos = field(compare=False)
+    title: str
+    cite: Citation
+    cards: tuple[CardDecl, ...]
+
+
+@dataclass(frozen=True)
+class TableRow:
+    low: int
+    high: int
+    value: int
+
+
+@dataclass(frozen=True)
+class TableDecl:
+    pos: Pos = field(compare=False)
+    name: str
+    title: str
+    cite: Citation
+    rows: tuple[TableRow, ...]
+
+
+@dataclass(frozen=True)
+class AssumptionDecl:
+    pos: Pos = field(compare=False)
+    ident: str
+    title: str
+    cite: Citation
+    choice: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class VarDecl:
+    pos: Pos = field(compare=False)
+    name: str
+    type: str
+    init: Expr
+    per_player: bool
+    whole_match: bool
+
+
+@dataclass(frozen=True)
+class Formal:
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class DefineDecl:
+    pos: Pos = field(compare=False)
+    name: str
+    formals: tuple[Formal, ...] | None
+    body: Expr
+    cite: Citation | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str
+    optional: bool
+
+
+@dataclass(frozen=True)
+class Require:
+    cond: Expr
+    reason: str
+    cite: Citation
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class MoveDecl:
+    """A move a player chooses (`by` says who may make it), an ability, or a further step of one."""
+
+    pos: Pos = field(compare=False)
+    name: str
+    text: str
+    cite: Citation
+    by: Expr | None
+    by_reason: str
+    params: tuple[Param, ...]
+    requires: tuple[Require, ...]
+    body: tuple[Stmt, ...]
+    is_ability: bool
+    formals: tuple[Formal, ...] = ()  # a step's values bound by the `continue` that queued it
+    is_step: bool = False
+
+
+@dataclass(frozen=True)
+class RoutineDecl:
+    pos: Pos = field(compare=False)
+    name: str
+    formals: tuple[Formal, ...]
+    text: str
+    cite: Citation
+    body: tuple[Stmt, ...]
+    is_hook: bool
+
+
+@dataclass(frozen=True)
+class InvariantDecl:
+    pos: Pos = field(compare=False)
+    ident: str
+    text: str
+    cite: Citation
+    when: Expr | None
+    holds: Expr
+
+
+@dataclass(frozen=True)
+class WaitingDecl:
+    pos: Pos = field(compare=False)
+    text: str
+    cite: Citation
+
+
+@dataclass(frozen=True)
+class NoChoiceDecl:
+    """What happens to a waiting ability that has no legal choice: it is dropped, with this rule."""
+
+    pos: Pos = field(compare=False)
+    text: str
+    cite: Citation
+
+
+@dataclass(frozen=True)
+class PileDecl:
+    pos: Pos = field(compare=False)
+    name: str
+    face_up: bool
+    cite: Citation
+
+
+@dataclass(frozen=True)
+class HandDecl:
+    """How many drawn cards a player may hold at once."""
+
+    pos: Pos = field(compare=False)
+    capacity: int
+    cite: Citation
+
+
+@dataclass(frozen=True)
+class PhasesDecl:
+    """The closed set of phase names."""
+
+    pos: Pos = field(compare=False)
+    names: tuple[str, ...]
+    cite: Citation
+
+
+@dataclass(frozen=True)
+class WindowDecl:
+    """Windows: references open for some players' calls. Kinds, attempts per reference, how many open."""
+
+    pos: Pos = field(compare=False)
+    title: str
+    kinds: tuple[str, ...]
+    attempts: int
+    open_max: int
+    cite: Citation
+
+
+@dataclass(frozen=True)
+class HaltDecl:
+    """While `when` holds only the `allow`ed moves may be made; any other is refused with this rule."""
+
+    pos: Pos = field(compare=False)
+    name: str
+    text: str
+    cite: Citation
+    when: Expr
+    allow: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SimultaneousDecl:
+    """Calls made at the same moment are replayed in the order of the players `order` lists."""
+
+    pos: Pos = field(compare=False)
+    text: str
+    cite: Citation
+    order: Expr
+
+
+@dataclass(frozen=True)
+class MarkDecl:
+    """A mark that cards may carry; `until turn` clears it when the next turn begins."""
+
+    pos: Pos = field(compare=False)
+    name: str
+    text: str
+    cite: Citation
+    until_turn: bool
+
+
+@dataclass(frozen=True)
+class ProtectDecl:
+    """While `when` holds for a player's tableau, others may not change it; their attempts are refused."""
+
+    pos: Pos = field(compare=False)
+    name: str
+    text: str
+    cite: Citation
+    owner: str  # the name bound to the tableau's owner in `when`
+    when: Expr
+
+
+Decl: TypeAlias = (PlayersDecl | DeckDecl | TableDecl | AssumptionDecl | VarDecl | DefineDecl | MoveDecl
+                   | RoutineDecl | InvariantDecl | WaitingDecl | NoChoiceDecl | PileDecl | HandDecl
+                   | PhasesDecl | WindowDecl | HaltDecl | SimultaneousDecl | MarkDecl | ProtectDecl)
+
+
+@dataclass(frozen=True)
+class RulesFile:
+    path: str
+    decls: tuple[Decl, ...]

@@ -1,0 +1,1 @@
+"""Scenarios: the scenario language, table setup, expectations, the runner, the pytest plugin."""

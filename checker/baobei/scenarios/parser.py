@@ -1,0 +1,285 @@
+"""Parse scenario files into the dataclasses of scenarios/syntax.py (errors with file:line:col)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lark import Token, v_args
+from lark.exceptions import UnexpectedInput
+
+from . import syntax as sc
+from ..language.errors import ScenarioError, caret_excerpt
+from ..language.parser import SourceBuilder, build, grammar, pos_of, syntax_error, unquote
+from ..language.source import Citation
+
+SCENARIO_SUFFIX = ".scenario"
+
+
+@v_args(meta=True, inline=True)
+class ScenarioBuilder(SourceBuilder):
+    error = ScenarioError
+
+    def __init__(self, path: str, text: str) -> None:
+        super().__init__(path)
+        self.lines = text.splitlines()
+
+    def _tp(self, tok: Token) -> Any:
+        return pos_of(self.path, tok)
+
+    def _line(self, meta: Any) -> str:
+        line = getattr(meta, "line", 0) or 0
+        return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
+
+    # --- header
+    def start(self, meta: Any, header: dict[str, Any], setup: Any, steps: tuple[sc.Step, ...]) -> sc.Scenario:
+        scenario = sc.Scenario(self.path, header["pos"], header["title"], tuple(header["cites"]),
+                               tuple(header["tags"]), tuple(header["assumes"]), header["questions"],
+                               header["answers"], setup, steps, tuple(header["faq"]))
+        self._check_faq(scenario, header["faq_pos"])
+        return scenario
+
+    def _check_faq(self, scenario: sc.Scenario, pos: Any) -> None:
+        """An `answers` line publishes this scenario's answer under a rulebook FAQ question: it must
+        carry a question and answer in both languages, and cite that paragraph."""
+        if not scenario.faq:
+            return
+        if set(scenario.answers) != {"de", "en"} or set(scenario.questions) != {"de", "en"}:
+            raise ScenarioError(pos, "a scenario that answers a rulebook FAQ question needs `question de/en` "
+                                "and `answer de/en`")
+        if not any(isinstance(step, (sc.Expect, sc.Reject)) for step in scenario.steps):
+            raise ScenarioError(pos, "a scenario that answers a rulebook FAQ question must prove it: "
+                                "it needs at least one `expect` or `reject` step")
+        cited = {p for c in scenario.cites for p in c.paras}
+        for para in scenario.faq:
+            if para not in cited:
+                raise ScenarioError(pos, f"the scenario answers {para} but its `cites` line does not cite it")
+
+    def header(self, meta: Any, title: Token, *metas: tuple[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {"pos": self._p(meta), "title": unquote(title), "cites": [], "tags": [],
+                               "assumes": [], "questions": {}, "answers": {}, "faq": [], "faq_pos": None}
+        for key, value in metas:
+            if key in ("questions", "answers"):
+                out[key][value[0]] = value[1]
+            elif key == "faq":
+                out["faq"].extend(value[0])
+                out["faq_pos"] = value[1]
+            else:
+                out[key].extend(value)
+        return out
+
+    def m_cites(self, meta: Any, *cites: Citation) -> tuple[str, Any]:
+        return ("cites", cites)
+
+    def m_tags(self, meta: Any, *names: Token) -> tuple[str, Any]:
+        return ("tags", [str(n) for n in names])
+
+    def m_assumes(self, meta: Any, *names: Token) -> tuple[str, Any]:
+        return ("assumes", [str(n) for n in names])
+
+    def m_answers_faq(self, meta: Any, *paras: Token) -> tuple[str, Any]:
+        return ("faq", ([str(p) for p in paras], self._p(meta)))
+
+    def m_question(self, meta: Any, lang: Token, text: Token) -> tuple[str, Any]:
+        return ("questions", (str(lang), unquote(text)))
+
+    def m_answer(self, meta: Any, lang: Token, text: Token) -> tuple[str, Any]:
+        return ("answers", (str(lang), unquote(text)))
+
+    # --- setup
+    def deal(self, meta: Any, seed: Token, *players: Token) -> sc.Deal:
+        return sc.Deal(self._p(meta), int(seed), tuple(str(p) for p in players))
+
+    def table(self, meta: Any, *lines: tuple[str, Any]) -> sc.Table:
+        parts: dict[str, list[Any]] = {k: [] for k in ("players", "tableau", "active", "phase",
+                                                         "seed", "knows", "holds", "set", "among")}
+        for key, value in lines:
+            parts[key].append(value)
+        players = tuple(p for group in parts["players"] for p in group)
+        return sc.Table(self._p(meta), players, tuple(parts["tableau"]),
+                        parts["active"][-1] if parts["active"] else None,
+                        parts["phase"][-1] if parts["phase"] else None,
+                        parts["seed"][-1] if parts["seed"] else 0,
+                        tuple(parts["knows"]), tuple(parts["holds"]), tuple(parts["set"]),
+                        parts["among"][-1] if parts["among"] else None)
+
+    def t_players(self, meta: Any, *names: Token) -> tuple[str, Any]:
+        return ("players", [str(n) for n in names])
+
+    def card_list(self, meta: Any, *names: Token | None) -> tuple[str | None, ...]:
+        return tuple(None if str(n) == "_" else str(n) for n in names if n is not None)
+
+    def t_tableau(self, meta: Any, player: Token, cards: tuple[str | None, ...]) -> tuple[str, Any]:
+        return ("tableau", (str(player), cards, self._p(meta)))
+
+    def t_among(self, meta: Any, *names: Token) -> tuple[str, Any]:
+        return ("among", (tuple(str(n) for n in names), self._p(meta)))
+
+    def t_active(self, meta: Any, name: Token) -> tuple[str, Any]:
+        return ("active", (str(name), self._tp(name)))
+
+    def t_phase(self, meta: Any, name: Token) -> tuple[str, Any]:
+        return ("phase", str(name))
+
+    def t_seed(self, meta: Any, seed: Token) -> tuple[str, Any]:
+        return ("seed", int(seed))
+
+    def t_knows(self, meta: Any, player: Token, *places: sc.Place) -> tuple[str, Any]:
+        return ("knows", (str(player), places, self._tp(player)))
+
+    def t_holds(self, meta: Any, player: Token, species: Token) -> tuple[str, Any]:
+        return ("holds", (str(player), str(species), self._tp(species)))
+
+    def t_set(self, meta: Any, name: Token, index: Token | None, value: sc.Value) -> tuple[str, Any]:
+        return ("set", (str(name), str(index) if index is not None else None, value, self._tp(name)))
+
+    # --- values
+    def place(self, meta: Any, player: Token, slot: Token) -> sc.Place:
+        return sc.Place(str(player), int(slot), self._tp(player))
+
+    def v_name(self, meta: Any, tok: Token) -> sc.Value:
+        return sc.Value("name", str(tok), self._tp(tok))
+
+    def v_int(self, meta: Any, tok: Token) -> sc.Value:
+        return sc.Value("int", int(tok), self._tp(tok))
+
+    def v_true(self, meta: Any) -> sc.Value:
+        return sc.Value("bool", True, self._p(meta))
+
+    def v_false(self, meta: Any) -> sc.Value:
+        return sc.Value("bool", False, self._p(meta))
+
+    def v_none(self, meta: Any) -> sc.Value:
+        return sc.Value("none", None, self._p(meta))
+
+    def v_list(self, meta: Any, *items: Any) -> sc.Value:
+        values = tuple(self._value(v) for v in items if v is not None)
+        return sc.Value("list", values, self._p(meta))
+
+    def named_arg(self, meta: Any, name: Token, value: Any) -> tuple[str | None, sc.Value]:
+        return (str(name), self._value(value))
+
+    def pos_arg(self, meta: Any, value: Any) -> tuple[str | None, sc.Value]:
+        return (None, self._value(value))
+
+    @staticmethod
+    def _value(value: Any) -> sc.Value:
+        if isinstance(value, sc.Place):
+            return sc.Value("slot", value, value.pos)
+        assert isinstance(value, sc.Value)
+        return value
+
+    # --- play
+    def play(self, meta: Any, *steps: sc.Step) -> tuple[sc.Step, ...]:
+        return steps
+
+    def do_move(self, meta: Any, player: Token, move: Token, *args: tuple[str | None, sc.Value]) -> sc.Step:
+        return sc.DoMove(self._p(meta), str(player), str(move), args)
+
+    def sim_call(self, meta: Any, player: Token, move: Token, *args: tuple[str | None, sc.Value]) -> sc.DoMove:
+        return sc.DoMove(self._p(meta), str(player), str(move), args)
+
+    def simultaneous(self, meta: Any, *calls: sc.DoMove) -> sc.Step:
+        return sc.Simultaneous(self._p(meta), calls)
+
+    def reject(self, meta: Any, player: Token, move: Token, *rest: Any) -> sc.Step:
+        *args, cite = rest
+        return sc.Reject(self._p(meta), str(player), str(move), tuple(args), cite)
+
+    def _expect(self, meta: Any, kind: str, *args: Any) -> sc.Expect:
+        return sc.Expect(self._p(meta), kind, args, self._line(meta))
+
+    def x_slot_is(self, meta: Any, place: sc.Place, species: Token) -> sc.Step:
+        return self._expect(meta, "slot_is", place, str(species))
+
+    def x_slot_empty(self, meta: Any, place: sc.Place) -> sc.Step:
+        return self._expect(meta, "slot_is", place, None)
+
+    def x_holds(self, meta: Any, player: Token, species: Token) -> sc.Step:
+        return self._expect(meta, "holds", str(player), str(species))
+
+    def x_holds_nothing(self, meta: Any, player: Token) -> sc.Step:
+        return self._expect(meta, "holds", str(player), None)
+
+    def x_pile_top(self, meta: Any, pile: Token, species: Token) -> sc.Step:
+        return self._expect(meta, "pile_top", str(pile), str(species), self._p(meta))
+
+    def x_pile_empty(self, meta: Any, pile: Token) -> sc.Step:
+        return self._expect(meta, "pile_top", str(pile), None, self._p(meta))
+
+    def x_pile_size(self, meta: Any, pile: Token, size: Token) -> sc.Step:
+        return self._expect(meta, "pile_size", str(pile), int(size), self._p(meta))
+
+    def x_phase(self, meta: Any, name: Token) -> sc.Step:
+        return self._expect(meta, "phase", str(name))
+
+    def x_active(self, meta: Any, name: Token) -> sc.Step:
+        return self._expect(meta, "active", str(name))
+
+    def x_knows(self, meta: Any, player: Token, place: sc.Place) -> sc.Step:
+        return self._expect(meta, "knows", str(player), place, True)
+
+    def x_knows_not(self, meta: Any, player: Token, place: sc.Place) -> sc.Step:
+        return self._expect(meta, "knows", str(player), place, False)
+
+    def x_cards(self, meta: Any, player: Token, count: Token) -> sc.Step:
+        return self._expect(meta, "cards", str(player), int(count))
+
+    def x_window_open(self, meta: Any, *names: Token) -> sc.Step:
+        return self._expect(meta, "window_open", tuple(str(n) for n in names))
+
+    def x_window_used(self, meta: Any) -> sc.Step:
+        return self._expect(meta, "window_used")
+
+    def x_window_closed(self, meta: Any) -> sc.Step:
+        return self._expect(meta, "window_closed")
+
+    def x_pending(self, meta: Any, ability: Token, species: Token | None, player: Token) -> sc.Step:
+        return self._expect(meta, "pending", str(ability), str(species) if species is not None else None,
+                            str(player))
+
+    def x_no_pending(self, meta: Any) -> sc.Step:
+        return self._expect(meta, "no_pending")
+
+    def x_value(self, meta: Any, expr: Token, value: Any) -> sc.Step:
+        return self._expect(meta, "value", unquote(expr), self._value(value), pos_of(self.path, expr))
+
+    def x_var(self, meta: Any, name: Token, index: Token | None, value: Any) -> sc.Step:
+        return self._expect(meta, "var", str(name), str(index) if index is not None else None,
+                            self._value(value))
+
+
+def parse_scenario_text(text: str, path: str) -> sc.Scenario:
+    """Parse one scenario; raises ScenarioError with file:line:col on bad input."""
+    lark = grammar("scenario")
+    source = text if text.endswith("\n") else text + "\n"
+    try:
+        tree = lark.parse(source)
+    except UnexpectedInput as err:
+        raise syntax_error(err, path, source, lark, ScenarioError) from None
+    result: sc.Scenario = build(tree, ScenarioBuilder(path, source))
+    return result
+
+
+def parse_scenario_file(path: Path) -> sc.Scenario:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ScenarioError(pos_of(str(path), None), f"cannot read: {err.strerror}") from None
+    return parse_scenario_text(text, str(path))
+
+
+def scenario_files(paths: list[Path]) -> list[Path]:
+    """Scenario files under the given files and directories, sorted (deterministic)."""
+    out: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            out.extend(sorted(p.rglob(f"*{SCENARIO_SUFFIX}")))
+        elif p.exists():
+            out.append(p)
+        else:
+            raise ScenarioError(pos_of(str(p), None), "no such file or directory")
+    return out
+
+
+__all__ = ["SCENARIO_SUFFIX", "caret_excerpt", "parse_scenario_file", "parse_scenario_text", "scenario_files"]

@@ -1,0 +1,198 @@
+"""Replay a scenario: build its table, play its moves, check its expectations.
+
+A failed expectation is a result (the scenario fails, with expected against
+actual and the trace so far); a malformed scenario is a ScenarioError.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..engine.compiler import Event
+from ..engine.engine import Engine
+from ..engine.move import Move
+from ..engine.state import State
+from ..engine.table_view import render_table
+from ..language.errors import BaoError, EngineError, ScenarioError, caret_excerpt
+from ..language.load import load_ruleset
+from ..language.paths import default_rules_dir
+from ..language.source import Citation, Pos
+from . import syntax as sc
+from .expectations import check_expectation
+from .setup import build_table, to_move
+
+_ENGINES: dict[Path, Engine] = {}
+
+
+def engine_for(rules_dir: Path | None = None) -> Engine:
+    """One compiled engine per rules directory and process."""
+    key = (rules_dir or default_rules_dir()).resolve()
+    if key not in _ENGINES:
+        _ENGINES[key] = Engine(load_ruleset(key))
+    return _ENGINES[key]
+
+
+@dataclass
+class TraceEntry:
+    pos: Pos
+    text: str
+    events: list[Event] = field(default_factory=list)
+    table: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Failure:
+    pos: Pos
+    step: str
+    message: str
+
+
+@dataclass
+class ScenarioResult:
+    scenario: sc.Scenario
+    failure: Failure | None
+    trace: list[TraceEntry]
+    state: State | None
+
+    @property
+    def passed(self) -> bool:
+        return self.failure is None
+
+
+def cite_matches(got: Citation, want: Citation) -> bool:
+    parts = want.parts or ((want.section, want.paras),)
+    return all(sec in got.sections and set(paras) <= set(got.paras_of(sec)) for sec, paras in parts)
+
+
+def check_invariants(eng: Engine, st: State) -> str | None:
+    inv = eng.broken_invariant(st)
+    return None if inv is None else f"invariant {inv.ident} ({inv.cite}) is violated: {inv.text}"
+
+
+class Replay:
+    """Plays one scenario step by step, recording the trace."""
+
+    def __init__(self, eng: Engine, scenario: sc.Scenario, snapshots: bool) -> None:
+        self.eng = eng
+        self.scenario = scenario
+        self.snapshots = snapshots
+        self.trace: list[TraceEntry] = []
+        self.st = self._setup()
+
+    def _setup(self) -> State:
+        setup = self.scenario.setup
+        entry = TraceEntry(setup.pos, "setup")
+        if isinstance(setup, sc.Deal):
+            try:
+                st, events = self.eng.new_match(list(setup.players), setup.seed)
+            except BaoError as err:
+                raise ScenarioError(setup.pos, str(err)) from None
+            entry.events = events
+        else:
+            st = build_table(self.eng, setup)
+        entry.table = render_table(self.eng, st)
+        self.trace.append(entry)
+        return st
+
+    def run(self) -> Failure | None:
+        for step in self.scenario.steps:
+            failure = self.step(step)
+            if failure is not None:
+                return failure
+        return None
+
+    def step(self, step: sc.Step) -> Failure | None:
+        if isinstance(step, sc.DoMove):
+            return self._do(step)
+        if isinstance(step, sc.Reject):
+            return self._reject(step)
+        if isinstance(step, sc.Simultaneous):
+            return self._simultaneous(step)
+        assert isinstance(step, sc.Expect)
+        message = check_expectation(self.eng, self.st, step)
+        self.trace.append(TraceEntry(step.pos, f"expect {step.text.removeprefix('expect ')}"
+                                     + ("" if message is None else "  -> FAILED")))
+        return None if message is None else Failure(step.pos, step.text, message)
+
+    def _do(self, step: sc.DoMove) -> Failure | None:
+        move = to_move(self.eng, self.st, step.player, step.move, step.args, step.pos)
+        rejection = self.eng.check(self.st, move)
+        if rejection is not None:
+            self.trace.append(TraceEntry(step.pos, rejection.move + "  -> REJECTED"))
+            return Failure(step.pos, rejection.move, f"expected the move to be legal, but it was rejected: "
+                           f"{rejection.cite}: {rejection.reason}")
+        return self._apply(step.pos, move)
+
+    def _apply(self, pos: Pos, move: Move) -> Failure | None:
+        """Play a legal move, record it, and check the invariants after it."""
+        text = self.eng.describe(self.st, move)
+        try:
+            events = self.eng.push(self.st, move)
+        except EngineError as err:
+            return Failure(pos, text, f"the rules failed while applying the move: {err}")
+        entry = TraceEntry(pos, text, events)
+        if self.snapshots:
+            entry.table = render_table(self.eng, self.st)
+        self.trace.append(entry)
+        broken = check_invariants(self.eng, self.st)
+        return None if broken is None else Failure(pos, text, broken)
+
+    def _simultaneous(self, step: sc.Simultaneous) -> Failure | None:
+        """Calls marked simultaneous count in the order the rules' `simultaneous` declaration gives.
+        Any call that is illegal when its turn comes (the reference used, or an illegal target: no
+        attempt) is rejected and has no effect; that is the rule, not a failure, and the trace shows it."""
+        order_of = self.eng.call_order(self.st)
+        if order_of is None:
+            raise ScenarioError(step.pos, "the rules declare no order for simultaneous calls (`simultaneous ...`)")
+        moves = [to_move(self.eng, self.st, c.player, c.move, c.args, c.pos) for c in step.calls]
+        rank = {p: i for i, p in enumerate(order_of)}
+        order = sorted(zip(moves, step.calls, strict=True), key=lambda mc: rank.get(mc[0].player, len(rank)))
+        for move, call in order:
+            rejection = self.eng.check(self.st, move)
+            if rejection is not None:
+                self.trace.append(TraceEntry(call.pos, f"{rejection.move} (simultaneous): rejected, "
+                                             f"{rejection.cite}: {rejection.reason}"))
+                continue
+            failure = self._apply(call.pos, move)
+            if failure is not None:
+                return failure
+        return None
+
+    def _reject(self, step: sc.Reject) -> Failure | None:
+        move = to_move(self.eng, self.st, step.player, step.move, step.args, step.pos)
+        text = self.eng.describe(self.st, move)
+        rejection = self.eng.check(self.st, move)
+        self.trace.append(TraceEntry(step.pos, f"reject {text}: "
+                                     + (f"{rejection.cite}: {rejection.reason}" if rejection else "legal!")))
+        if rejection is None:
+            return Failure(step.pos, f"reject {text}", f"expected the move to be rejected citing {step.cite}, "
+                           "but it is legal")
+        if not cite_matches(rejection.cite, step.cite):
+            return Failure(step.pos, f"reject {text}", f"expected a rejection citing {step.cite}, actual "
+                           f"{rejection.cite}: {rejection.reason}")
+        return None
+
+
+def run_scenario(scenario: sc.Scenario, eng: Engine | None = None, snapshots: bool = False) -> ScenarioResult:
+    """Replay a scenario; ScenarioError for malformed content, a Failure for a broken expectation."""
+    engine = eng or engine_for(None)
+    replay = Replay(engine, scenario, snapshots)
+    failure = replay.run()
+    return ScenarioResult(scenario, failure, replay.trace, replay.st)
+
+
+def format_failure(result: ScenarioResult, source: str = "") -> str:
+    failure = result.failure
+    if failure is None:
+        return "passed"
+    lines = [f"{failure.pos}: {result.scenario.title}", f"  step: {failure.step}", f"  {failure.message}"]
+    if source:
+        excerpt = caret_excerpt(source, failure.pos.line, max(failure.pos.column, 1))
+        if excerpt:
+            lines.append(excerpt)
+    lines.append("  trace up to here:")
+    for entry in result.trace:
+        lines.append(f"    line {entry.pos.line}: {entry.text}")
+        lines.extend(f"      {ev}" for ev in entry.events)
+    return "\n".join(lines)

@@ -1,0 +1,219 @@
+"""Build a scenario's table and moves: players, cards by slot, piles, knowledge, variables.
+
+Scenario text names species, players and piles; this module turns them into the engine's
+card numbers, seats, slots and places, with a positioned ScenarioError for anything unknown.
+A pile is named as the rules declare it (`draw_pile`) or without its `_pile` ending (`draw`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.engine import Engine
+from ..engine.move import Move
+from ..engine.notation import Literal, NotationError, build_move
+from ..engine.state import State
+from ..language.errors import BaoError, ScenarioError
+from ..language.source import Pos
+from . import syntax as sc
+
+# The name under which the rules declare the phase a turn begins in (a contract, like the hooks).
+TURN_START = "turn_start_phase"
+
+
+class CardPool:
+    """Hands out the deck's cards of a species in deck order, refusing more than the deck has."""
+
+    def __init__(self, eng: Engine) -> None:
+        self.eng = eng
+        self.free: dict[str, list[int]] = {}
+        for card, species in enumerate(eng.facts.species):
+            self.free.setdefault(species, []).append(card)
+
+    def take(self, species: str, pos: Pos) -> int:
+        if species not in self.free:
+            raise ScenarioError(pos, f"unknown species {species!r}; the deck has: {', '.join(self.free)}")
+        if not self.free[species]:
+            count = self.eng.rules.species[species].count
+            raise ScenarioError(pos, f"more {species} than the deck has ({count})")
+        return self.free[species].pop(0)
+
+    def rest(self) -> list[int]:
+        return sorted(c for cards in self.free.values() for c in cards)
+
+
+def player_index(st: State, name: str, pos: Pos) -> int:
+    if name not in st.names:
+        raise ScenarioError(pos, f"unknown player {name!r}; the players are: {', '.join(st.names)}")
+    return st.names.index(name)
+
+
+def pile_index(eng: Engine, name: str) -> int | None:
+    """The declared pile a scenario names, by its full name or without `_pile`."""
+    for candidate in (name, f"{name}_pile"):
+        if candidate in eng.pile_index:
+            return eng.pile_index[candidate]
+    return None
+
+
+def known_pile(eng: Engine, name: str, pos: Pos) -> int:
+    index = pile_index(eng, name)
+    if index is None:
+        raise ScenarioError(pos, f"unknown pile {name!r}; the rules declare: {', '.join(eng.pile_names)}")
+    return index
+
+
+def check_phase(eng: Engine, phase: str, pos: Pos) -> None:
+    if phase not in eng.phases:
+        raise ScenarioError(pos, f"unknown phase {phase!r}; the rules declare: {', '.join(eng.rules.phase_names)}")
+
+
+def table_phase(eng: Engine, st: State, table: sc.Table) -> str:
+    """The table's phase as written, else the phase in which the rules begin a turn."""
+    if table.phase is not None:
+        check_phase(eng, table.phase, table.pos)
+        return table.phase
+    if TURN_START not in eng.rules.defines:
+        raise ScenarioError(table.pos, f"the table names no phase and the rules define no {TURN_START}")
+    return str(eng.define_value(st, TURN_START))
+
+
+def build_table(eng: Engine, table: sc.Table) -> State:
+    if not table.players:
+        raise ScenarioError(table.pos, "the table names no players (players NAME NAME ...)")
+    try:
+        st = eng.blank_state(list(table.players), table.seed)
+    except BaoError as err:
+        raise ScenarioError(table.pos, str(err)) from None
+    st.round, st.turn, st.phase = 1, 1, table_phase(eng, st, table)
+    pool = CardPool(eng)
+    _place_cards(eng, st, table, pool)
+    st.box = pool.rest()
+    if table.among is not None:
+        names, pos = table.among
+        st.seat_round([player_index(st, name, pos) for name in names])
+        _check_seated(st, table)
+    st.active = player_index(st, table.active[0], table.active[1]) if table.active else st.seats[0]
+    for name, places, pos in table.knows:
+        p = player_index(st, name, pos)
+        for place in places:
+            st.known[card_at_place(st, place)] |= 1 << p
+    for name, index, value, pos in table.sets:
+        set_variable(eng, st, name, index, value, pos)
+    return st
+
+
+def _place_cards(eng: Engine, st: State, table: sc.Table, pool: CardPool) -> None:
+    seen: set[str] = set()
+    for name, cards, pos in table.lines:
+        if name in seen:
+            raise ScenarioError(pos, f"{name} is given twice")
+        seen.add(name)
+        if name in st.names:
+            st.tableaux[st.names.index(name)] = [None if c is None else pool.take(c, pos) for c in cards]
+            continue
+        index = pile_index(eng, name)
+        if index is None:
+            raise ScenarioError(pos, f"{name!r} is neither a player ({', '.join(st.names)}) nor a pile "
+                                f"({', '.join(eng.pile_names)})")
+        if any(c is None for c in cards):
+            raise ScenarioError(pos, "a pile has no free slots: '_' is allowed in tableaux only")
+        ids = [pool.take(c, pos) for c in cards if c is not None]
+        # The draw pile is written top first; other piles bottom first (the last is the top).
+        st.piles[index] = list(reversed(ids)) if eng.pile_names[index] == "draw_pile" else ids
+        if index in eng.effects.face_up:
+            for c in ids:
+                st.known[c] = st.everyone
+    for name, species, pos in table.holds:
+        p = player_index(st, name, pos)
+        if len(st.hands[p]) >= eng.effects.capacity:
+            raise ScenarioError(pos, f"{name}'s hand holds at most {eng.effects.capacity} card(s)")
+        card = pool.take(species, pos)
+        st.hands[p].append(card)
+        st.known[card] |= 1 << p
+
+
+def _check_seated(st: State, table: sc.Table) -> None:
+    """Only the players of the round hold cards or act in it (a deal among them gathers every card)."""
+    for name, cards, pos in table.lines:
+        if name in st.names and not st.in_round >> st.names.index(name) & 1 and any(c is not None for c in cards):
+            raise ScenarioError(pos, f"{name} is not in this round (`among`) and can hold no cards")
+    for name, _, pos in table.holds:
+        if not st.in_round >> player_index(st, name, pos) & 1:
+            raise ScenarioError(pos, f"{name} is not in this round (`among`) and can hold no card")
+    if table.active is not None and not st.in_round >> player_index(st, *table.active) & 1:
+        raise ScenarioError(table.active[1], f"{table.active[0]} is not in this round (`among`)")
+
+
+def card_at_place(st: State, place: sc.Place) -> int:
+    p = player_index(st, place.player, place.pos)
+    card = st.card_at((p, place.slot))
+    if card is None:
+        raise ScenarioError(place.pos, f"{place} holds no card")
+    return card
+
+
+def convert(eng: Engine, st: State, value: sc.Value, vtype: str) -> Any:
+    """A scenario literal as the engine's value of the given type."""
+    if value.kind == "none":
+        return None
+    if vtype in ("slot", "own_slot", "free_slot"):
+        if value.kind != "slot":
+            raise ScenarioError(value.pos, f"expected a slot like alice.2, found {value}")
+        place = value.data
+        return (player_index(st, place.player, place.pos), place.slot)
+    if vtype == "player":
+        if value.kind != "name":
+            raise ScenarioError(value.pos, f"expected a player name, found {value}")
+        return player_index(st, value.data, value.pos)
+    if vtype == "bool":
+        if value.kind != "bool":
+            raise ScenarioError(value.pos, f"expected true or false, found {value}")
+        return value.data
+    if vtype == "int":
+        if value.kind != "int":
+            raise ScenarioError(value.pos, f"expected a number, found {value}")
+        return value.data
+    if vtype == "card":
+        # A species names no single card: a card value comes only from play.
+        raise ScenarioError(value.pos, f"a card cannot be written in a scenario (found {value}); only none")
+    if vtype in ("players", "cards"):
+        if value.kind != "list":
+            raise ScenarioError(value.pos, f"expected a list like [alice, bob], found {value}")
+        return [convert(eng, st, item, vtype[:-1]) for item in value.data]
+    if value.kind == "slot":
+        place = value.data
+        return (player_index(st, place.player, place.pos), place.slot)
+    return value.data
+
+
+def set_variable(eng: Engine, st: State, name: str, index: str | None, value: sc.Value, pos: Pos) -> None:
+    var = eng.rules.variables.get(name)
+    if var is None:
+        raise ScenarioError(pos, f"unknown variable {name!r}; the rules declare: {', '.join(eng.rules.variables)}")
+    if var.per_player != (index is not None):
+        shape = f"per player: write {name}[player]" if var.per_player else "a single value"
+        raise ScenarioError(pos, f"{name!r} is {shape}")
+    converted = convert(eng, st, value, var.type)
+    if index is not None:
+        st.pvars[name][player_index(st, index, pos)] = converted
+    else:
+        st.vars[name] = converted
+
+
+# ---------------------------------------------------------------- moves
+
+
+def literal(value: sc.Value) -> Literal:
+    """A scenario value as the literal the move notation reads."""
+    if value.kind == "slot":
+        return ("slot", (value.data.player, value.data.slot))
+    return (value.kind, value.data)
+
+
+def to_move(eng: Engine, st: State, player: str, name: str,
+            args: tuple[tuple[str | None, sc.Value], ...], pos: Pos) -> Move:
+    try:
+        return build_move(eng.rules.moves, st, player, name, [(k, literal(v)) for k, v in args])
+    except NotationError as err:
+        raise ScenarioError(args[err.arg][1].pos if err.arg is not None else pos, str(err)) from None

@@ -26,6 +26,16 @@ def edit_file(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
+def edit_all(directory: Path, old: str, new: str) -> None:
+    """Replace every occurrence in every rules file; at least one must exist."""
+    found = 0
+    for path in sorted(directory.glob("*.bao")):
+        text = path.read_text(encoding="utf-8")
+        found += text.count(old)
+        path.write_text(text.replace(old, new), encoding="utf-8")
+    assert found, f"no {old!r} in any rules file"
+
+
 @pytest.fixture
 def make_variant(tmp_path: Path) -> MakeVariant:
     """make_variant(("07_scoring.bao", "old", "new"), ...) -> a fresh edited copy of rules/."""
@@ -37,7 +47,10 @@ def make_variant(tmp_path: Path) -> MakeVariant:
         target = tmp_path / f"rules_variant_{made}"
         shutil.copytree(default_rules_dir(), target)
         for file, old, new in edits:
-            edit_file(target / file, old, new)
+            if file == "*":
+                edit_all(target, old, new)
+            else:
+                edit_file(target / file, old, new)
         return target
 
     return make

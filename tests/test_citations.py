@@ -6,9 +6,9 @@ import pytest
 from baobei.docs.book import load_book
 from baobei.language.load import load_ruleset
 from baobei.language.paths import PROJECT_ROOT, default_rules_dir, default_scenarios_dir
+from baobei.language.source import Citation
 from baobei.scenarios.parser import parse_scenario_file, scenario_files
 from baobei.scenarios.syntax import Reject
-from baobei.language.source import Citation
 
 
 def misplaced(cite: Citation) -> list[str]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import cache
 
-from baobei.scenarios import syntax as sc
 from baobei.language.errors import BaoError
 from baobei.language.load import load_ruleset
-from baobei.language.ruleset import Ruleset
 from baobei.language.paths import default_rules_dir, default_scenarios_dir
-from baobei.scenarios.parser import parse_scenario_file, scenario_files
+from baobei.language.ruleset import Ruleset
 from baobei.language.source import Citation
+from baobei.scenarios import syntax as sc
+from baobei.scenarios.parser import parse_scenario_file, scenario_files
 
 
 @cache

@@ -13,8 +13,8 @@ from baobei.docs.generate import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK, Project, ru
 from baobei.language.errors import ScenarioError
 from baobei.language.load import load_ruleset
 from baobei.language.paths import PROJECT_ROOT
-from baobei.scenarios.parser import parse_scenario_file, parse_scenario_text
 from baobei.language.source import Citation
+from baobei.scenarios.parser import parse_scenario_file, parse_scenario_text
 
 GENERATED = ("FAQ.md", "rules.md", "decisions.md")
 RULEBOOK_FAQ = [f"P{n}" for n in range(183, 204)]  # the 21 questions the issue names

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from baobei.engine.engine import Engine
 from baobei.engine.move import Move
-from baobei.language.errors import IllegalMove, Rejection
 from baobei.engine.state import State
+from baobei.language.errors import IllegalMove, Rejection
 from baobei.language.source import Citation
 
 PHASES = {"peek", "turn", "drawn", "turn_end", "round_over", "decision_due", "match_over"}

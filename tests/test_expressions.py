@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 from baobei.engine.engine import Engine
+from baobei.engine.state import State
 from baobei.language.errors import EngineError, ScenarioError
+from baobei.language.source import Pos
 from baobei.scenarios.expectations import compile_probe
 from baobei.scenarios.parser import parse_scenario_text
 from baobei.scenarios.setup import build_table
 from baobei.scenarios.syntax import Table
-from baobei.engine.state import State
-from baobei.language.source import Pos
 
 TABLE = """\
 scenario "expressions"

@@ -16,13 +16,13 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from baobei.scenarios import syntax as sc
-from baobei.language import syntax as s
 from baobei.engine.engine import Engine
+from baobei.language import syntax as s
 from baobei.language.errors import BaoError
 from baobei.language.load import build_ruleset
-from baobei.language.paths import default_rules_dir, default_scenarios_dir
 from baobei.language.parser import parse_rules_dir
+from baobei.language.paths import default_rules_dir, default_scenarios_dir
+from baobei.scenarios import syntax as sc
 from baobei.scenarios.parser import parse_scenario_file, scenario_files
 from baobei.scenarios.runner import run_scenario
 

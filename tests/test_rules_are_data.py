@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
-from baobei.language.builtins import STATE_NAMES
 from baobei.engine.engine import Engine
-from baobei.language.paths import PROJECT_ROOT
 from baobei.engine.state import State
+from baobei.language.builtins import STATE_NAMES
+from baobei.language.paths import PROJECT_ROOT
 
 # A citation's section as the rules language writes it (§ 3.3, § B, § K.2), and a paragraph id.
 SECTION = re.compile(r"§\s*[0-9A-Z]+(\.[0-9]+)?")

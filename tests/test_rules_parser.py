@@ -9,8 +9,8 @@ import pytest
 from baobei.engine.engine import Engine
 from baobei.language.errors import RulesError
 from baobei.language.load import load_ruleset
-from baobei.language.paths import default_rules_dir
 from baobei.language.parser import expand_paras, parse_rules_text
+from baobei.language.paths import default_rules_dir
 
 MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
 

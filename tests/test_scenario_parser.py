@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 from baobei.engine.engine import Engine
-from baobei.language.load import load_ruleset
-from conftest import MakeVariant
 from baobei.language.errors import ScenarioError
+from baobei.language.load import load_ruleset
 from baobei.scenarios.parser import parse_scenario_text
 from baobei.scenarios.runner import run_scenario
+from conftest import MakeVariant
 
 PATH = "bad.scenario"
 
@@ -185,7 +185,8 @@ def test_an_argument_given_twice(default_engine: Engine) -> None:
 
 
 def test_a_card_variable_cannot_be_set_from_a_table(make_variant: MakeVariant) -> None:
-    rules = make_variant(("03_turn.bao", "# Abilities run in between", "var spare: card = none\n# Abilities run in between"))
+    marker = "# Abilities run in between"
+    rules = make_variant(("03_turn.bao", marker, "var spare: card = none\n" + marker))
     text = broken("  active alice\n", "  active alice\n  set spare = Spatz\n")
     err = error_of(text, Engine(load_ruleset(rules)))
     assert "a card cannot be written in a scenario" in err.message

@@ -12,11 +12,22 @@ from pathlib import Path
 import pytest
 from baobei.cli import main
 from baobei.engine.engine import Engine
-from baobei.language.errors import EngineError
+from baobei.language.errors import EngineError, ScenarioError
 from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
 from baobei.scenarios.parser import parse_scenario_text
 from baobei.scenarios.runner import ScenarioResult, run_scenario
+from variants import (
+    BAO_MIN_SEVEN,
+    FACE_DOWN_DISCARD,
+    ONE_FAMILY,
+    RENAMED_PHASE,
+    SEAT_ORDER,
+    SIX_CARDS,
+    THRESHOLD_30,
+    TWO_ATTEMPTS,
+    TWO_HELD,
+)
 
 MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
 
@@ -31,12 +42,11 @@ def replay(text: str, eng: Engine) -> ScenarioResult:
 
 # ---------------------------------------------------------------- (a) hand size
 
-SIX_CARDS = ("02_setup.bao", "  2: 5\n", "  2: 6\n")
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_six_cards_each_for_two_players(make_variant: MakeVariant, default_engine: Engine, seed: int) -> None:
-    variant = engine(make_variant(SIX_CARDS))
+    variant = engine(make_variant(*SIX_CARDS))
     st, _ = variant.new_match(["alice", "bob"], seed)
     assert [len(st.cards_of(p)) for p in range(2)] == [6, 6]
     default, _ = default_engine.new_match(["alice", "bob"], seed)
@@ -47,7 +57,7 @@ def test_six_cards_each_for_two_players(make_variant: MakeVariant, default_engin
 
 
 def test_six_cards_leave_other_player_counts_alone(make_variant: MakeVariant, default_engine: Engine) -> None:
-    variant = engine(make_variant(SIX_CARDS))
+    variant = engine(make_variant(*SIX_CARDS))
     st, _ = variant.new_match(["a", "b", "c"], 1)
     default, _ = default_engine.new_match(["a", "b", "c"], 1)
     assert [len(st.cards_of(p)) for p in range(3)] == [len(default.cards_of(p)) for p in range(3)]
@@ -82,7 +92,7 @@ play
 
 
 def test_bao_failure_minimum_of_seven(make_variant: MakeVariant, default_engine: Engine) -> None:
-    variant = engine(make_variant(("07_scoring.bao", "define bao_failure_min = 5 ", "define bao_failure_min = 7 ")))
+    variant = engine(make_variant(*BAO_MIN_SEVEN))
     assert replay(FAILED_BAO.format(noted=7), variant).passed
     assert replay(FAILED_BAO.format(noted=5), default_engine).passed
     failed = replay(FAILED_BAO.format(noted=7), default_engine)
@@ -113,12 +123,6 @@ play
   expect alice.1 is empty
   expect alice cards 2
 """
-
-ONE_FAMILY = (
-    ("01_deck.bao", "card Spatz         value 1  count 5\n", "card Spatz         value 1  count 5 family Small\n"),
-    ("01_deck.bao", "card Meise         value 2  count 5\n", "card Meise         value 2  count 5 family Small\n"),
-)
-
 
 def test_spatz_and_meise_one_family(make_variant: MakeVariant, default_engine: Engine) -> None:
     variant = engine(make_variant(*ONE_FAMILY))
@@ -166,11 +170,10 @@ play
   expect phase {phase}
 """
 
-THRESHOLD_30 = ("07_scoring.bao", "  3: 90\n", "  3: 30\n")
 
 
 def test_threshold_of_thirty_for_three_players(make_variant: MakeVariant, default_engine: Engine) -> None:
-    variant = engine(make_variant(THRESHOLD_30))
+    variant = engine(make_variant(*THRESHOLD_30))
     ended = replay(THRESHOLD.format(phase="match_over"), variant)
     assert ended.passed, ended.failure
     assert ended.state is not None and ended.state.vars["match_over"] is True
@@ -183,7 +186,7 @@ def test_threshold_of_thirty_for_three_players(make_variant: MakeVariant, defaul
 
 def test_check_on_a_variant_through_the_cli(make_variant: MakeVariant, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    variant = make_variant(THRESHOLD_30)
+    variant = make_variant(*THRESHOLD_30)
     scenario = tmp_path / "threshold.scenario"
     scenario.write_text(THRESHOLD.format(phase="match_over"), encoding="utf-8")
     assert main(["check", "--rules", str(variant), str(scenario)]) == 0
@@ -258,8 +261,7 @@ play
 def test_knowledge_of_discards_comes_from_the_face_up_declaration(make_variant: MakeVariant,
                                                                   default_engine: Engine) -> None:
     assert replay(KNOWN_DISCARD, default_engine).passed
-    face_down = ("02_setup.bao", "pile discard_pile face up", "pile discard_pile face down")
-    variant = replay(KNOWN_DISCARD, engine(make_variant(face_down)))
+    variant = replay(KNOWN_DISCARD, engine(make_variant(*FACE_DOWN_DISCARD)))
     assert variant.failure is not None and "expected alice to know bob.1" in variant.failure.message
 
 
@@ -303,3 +305,123 @@ def test_a_decision_round_needs_table_rows_for_its_size(make_variant: MakeVarian
     st, _ = variant.new_match(["a", "b", "c"], 1, log=False)
     with pytest.raises(EngineError, match=r"'hand_size' .* has no row for a round of 2 players"):
         variant.start_round(st, None, [0, 1])
+
+
+# ---------------------------------------------------------------- the game's vocabulary is rules data
+
+TWO_CARDS_DRAWN = """\
+scenario "Two cards drawn, one kept"
+table
+  players alice bob
+  alice: Spatz, Amsel
+  bob: Kranich, Star
+  draw: Meise, Specht, Flamingo
+  discard: Ara
+  active alice
+play
+  alice draw
+  expect alice holds Meise
+  expect alice holds Specht
+  alice keep card=Specht slot=alice.1
+  expect alice.1 is Specht
+  expect discard size 3
+  expect discard top is Spatz
+  expect alice holds nothing
+  expect alice knows alice.1
+"""
+
+
+def test_a_hand_of_two_cards(make_variant: MakeVariant, default_engine: Engine) -> None:
+    variant = replay(TWO_CARDS_DRAWN, engine(make_variant(*TWO_HELD)))
+    assert variant.passed, variant.failure
+    default = replay(TWO_CARDS_DRAWN, default_engine)
+    assert default.failure is not None and "expected alice to hold Specht, actual Meise" in default.failure.message
+
+
+RENAMED = """\
+scenario "The end of a turn under another name"
+table
+  players alice bob
+  alice: Spatz, Amsel
+  bob: Kranich, Star
+  draw: Meise, Specht
+  discard: Ara
+  active alice
+play
+  alice draw
+  alice discard
+  expect phase finish
+  reject alice draw by § 2.1 [P18]
+  alice end_turn
+  expect active bob
+"""
+
+
+def test_another_set_of_phases(make_variant: MakeVariant, default_engine: Engine) -> None:
+    variant = engine(make_variant(*RENAMED_PHASE))
+    assert "finish" in variant.phases and "turn_end" not in variant.phases
+    result = replay(RENAMED, variant)
+    assert result.passed, result.failure
+    with pytest.raises(ScenarioError, match="unknown phase 'finish'"):
+        replay(RENAMED, default_engine)
+
+
+SIMULTANEOUS = """\
+scenario "Two calls at once"
+table
+  players alice bob carol
+  alice: Spatz, Amsel
+  bob: Kranich, Star
+  carol: Spatz, Meise
+  draw: Spatz, Specht
+  discard: Ara
+  active bob
+play
+  bob draw
+  bob discard
+  simultaneous
+    alice pluck target=alice.1
+    carol pluck target=carol.1
+  end
+  expect {winner}.1 is empty
+"""
+
+
+def test_the_order_of_simultaneous_calls_is_rules_data(make_variant: MakeVariant, default_engine: Engine) -> None:
+    # Clockwise from bob, carol comes first; in seat order alice does.
+    assert replay(SIMULTANEOUS.format(winner="carol"), default_engine).passed
+    assert not replay(SIMULTANEOUS.format(winner="alice"), default_engine).passed
+    assert replay(SIMULTANEOUS.format(winner="alice"), engine(make_variant(*SEAT_ORDER))).passed
+
+
+def test_the_attempts_of_a_window_are_rules_data(make_variant: MakeVariant, default_engine: Engine) -> None:
+    both = SIMULTANEOUS.format(winner="alice") + "  expect carol.1 is empty\n"
+    assert replay(both, engine(make_variant(*TWO_ATTEMPTS))).passed
+    assert not replay(both, default_engine).passed
+
+
+NO_PEEK_POSSIBLE = """\
+scenario "A peek with no face-down card anywhere"
+table
+  players alice bob
+  alice: _
+  bob: _
+  draw: Weisspelikan, Meise
+  discard: Specht
+  active alice
+play
+  alice draw
+  alice discard
+  expect nothing pending
+"""
+
+
+def test_an_ability_without_choice_follows_the_no_choice_rule(make_variant: MakeVariant,
+                                                               default_engine: Engine) -> None:
+    result = replay(NO_PEEK_POSSIBLE, default_engine)
+    assert result.passed, result.failure
+    assert any("no legal choice" in e.text for entry in result.trace for e in entry.events)
+    without = engine(make_variant(("05_abilities.bao", 'no choice "An ability with no legal choice has no effect"',
+                                   '# no choice "An ability with no legal choice has no effect"')))
+    failed = replay(NO_PEEK_POSSIBLE, without)
+    assert failed.failure is not None and "declare `no choice" in failed.failure.message

@@ -109,8 +109,8 @@ def _section_key(text: str) -> tuple[int, ...]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .scenarios.runner import engine_for
     from .play.simulate import bench
+    from .scenarios.runner import engine_for
 
     eng = engine_for(_rules_dir(args))
     runs = [bench(eng, args.players, args.rounds, args.seed) for _ in range(max(1, args.repeat))]
@@ -126,8 +126,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from .scenarios.runner import engine_for
     from .play.simulate import playthrough
+    from .scenarios.runner import engine_for
 
     eng = engine_for(_rules_dir(args))
     for line in playthrough(eng, args.players, args.seed, args.rounds):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -20,9 +21,18 @@ from ..scenarios.parser import parse_scenario_file, scenario_files
 from ..scenarios.runner import engine_for, run_scenario
 from .book import load_book
 from .index import Index, ScenarioDoc, build_index
-from .render import RENDERERS, Links, faq_status
+from .language import render_language
+from .render import Links, faq_status, render_decisions, render_faq, render_rules
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
+
+# Every generated file and the function that writes it.
+RENDERERS: dict[str, Callable[[Index, Links], str]] = {
+    "FAQ.md": render_faq,
+    "rules.md": render_rules,
+    "decisions.md": render_decisions,
+    "language.md": render_language,
+}
 DATA_DIR = Path("docs") / "src"
 
 

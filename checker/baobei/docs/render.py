@@ -7,7 +7,6 @@ and nothing depends on time or on where the project lives, so equal inputs give 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -283,9 +282,3 @@ def _unknown_assumes(index: Index, links: Links) -> list[str]:
     rows = [f"- {links.scenario(d)} assumes {a}" for d in index.scenarios for a in d.scenario.assumes if a not in known]
     return ["## Scenarios assuming undeclared decisions", "", *rows, ""] if rows else []
 
-
-RENDERERS: dict[str, Callable[[Index, Links], str]] = {
-    "FAQ.md": render_faq,
-    "rules.md": render_rules,
-    "decisions.md": render_decisions,
-}

@@ -10,16 +10,27 @@ engine can tell the rules whose tableau a move or an ability step changed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..language import syntax as s
 from ..language.errors import EngineError
-from ..language.ruleset import ALL_CARDS
-from .compiler import Ctx, Event, Fn, Origin, Proc, items_of
-from .state import HandLoc, PileLoc, State, Waiting, Window
+from ..language.ruleset import ALL_CARDS, Ruleset
+from .runtime import Ctx, Event, Fn, Origin, Proc, items_of
+from .state import CardFacts, HandLoc, PileLoc, State, Waiting, Window
 
-if TYPE_CHECKING:
-    from .engine import Engine
+
+class Host(Protocol):
+    """What the effects need of the engine that runs them (engine.Engine provides it)."""
+
+    rules: Ruleset
+    facts: CardFacts
+    pile_names: list[str]
+    pile_index: dict[str, int]
+
+    def run_hook(self, name: str, ctx: Ctx, args: tuple[Any, ...]) -> None: ...
+    def start_round(self, st: State, log: list[Event] | None, players: list[int] | None = None) -> None: ...
+    def slot_label(self, st: State, slot: tuple[int, int]) -> str: ...
+    def format_value(self, st: State, vtype: str, value: Any) -> str: ...
 
 
 def log(ctx: Ctx, origin: Origin, text: Callable[[], str]) -> None:
@@ -34,7 +45,7 @@ def _plural(n: int, word: str) -> str:
 class Effects:
     """Builds the closures for primitive statements (bound to one engine)."""
 
-    def __init__(self, eng: Engine) -> None:
+    def __init__(self, eng: Host) -> None:
         self.eng = eng
         rules = eng.rules
         self.face_up = frozenset(i for i, p in enumerate(rules.piles.values()) if p.face_up)
@@ -286,6 +297,8 @@ class Effects:
             if p is None:
                 return
             source = ctx.env.get("source")
+            if source is None:
+                raise EngineError(f"{origin.rule}: `continue` goes on with an ability; this rule is no ability")
             ctx.st.waiting.insert(0, Waiting(step, source, p, tuple(a(ctx) for a in args)))
             log(ctx, origin, lambda: f"{ctx.st.names[p]} goes on with '{step}'")
 

@@ -16,11 +16,12 @@ from ..language.check import Checker
 from ..language.errors import BaoError, EngineError, IllegalMove, Rejection
 from ..language.ruleset import HOOKS, Ruleset
 from ..language.walk import walk_stmts
-from .compiler import Compiler, Ctx, Event, Fn, Origin, Proc
+from .compiler import Compiler
 from .effects import Effects
 from .legality import CompiledMove, Legality, compile_move
 from .move import Move
 from .notation import move_text
+from .runtime import Ctx, Event, Fn, Origin, Proc
 from .state import CardFacts, PileLoc, State, Waiting
 
 

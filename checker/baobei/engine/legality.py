@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 from ..language import syntax as s
 from ..language.errors import Rejection
 from ..language.walk import free_names
-from .compiler import Compiler, Ctx, Fn, Origin, Proc
+from .compiler import Compiler
 from .move import Move
+from .runtime import Ctx, Fn, Origin, Proc
 from .state import State, Waiting
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ class CompiledMove:
         by = self.by
         if by is not None and not by(ctx):
             return False
-        for fn, _ in self.fixed:
+        for fn, _ in self.fixed:  # noqa: SIM110 -- a plain loop: this runs for every candidate move
             if not fn(ctx):
                 return False
         return True
@@ -239,7 +240,7 @@ class Legality:
             out.append([None, *values] if p.optional else values)
         return out
 
-    def candidates(self, st: State, player: int, halt: s.HaltDecl | None | bool = False) -> list[CompiledMove]:
+    def candidates(self, st: State, player: int, halt: s.HaltDecl | bool | None = False) -> list[CompiledMove]:
         """Moves whose player-level guards hold (before choosing arguments); `halt` may pass the
         state's halt when the caller already knows it."""
         if halt is False:
@@ -361,7 +362,7 @@ class Legality:
         else:
             env = {"actor": player, "source": None, **dict(zip(cm.no_args, values, strict=True))}
         ctx = Ctx(st, env, None)
-        for fn, _ in cm.dependent:
+        for fn, _ in cm.dependent:  # noqa: SIM110 -- a plain loop: this runs for every sampled move
             if not fn(ctx):
                 return False
         return True

@@ -40,7 +40,7 @@ def render_table(eng: Engine, st: State, knowledge: bool = True) -> list[str]:
         who = ", ".join(st.names[p] for p in range(len(st.names)) if w.players >> p & 1) or "nobody"
         lines.append(f"  {eng.effects.window_title} '{w.kind}' on {eng.facts.label(w.ref)} for {who}"
                      + (" (used)" if w.attempts <= 0 else ""))
-    for w in st.waiting:
-        lines.append(f"  waiting: {st.names[w.owner]} must use '{w.ability}' of {eng.facts.label(w.card)}"
-                     + (" (after the window's calls)" if w.after_window else ""))
+    for entry in st.waiting:
+        lines.append(f"  waiting: {st.names[entry.owner]} must use '{entry.ability}' of {eng.facts.label(entry.card)}"
+                     + (" (after the window's calls)" if entry.after_window else ""))
     return lines

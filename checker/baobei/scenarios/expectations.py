@@ -10,13 +10,13 @@ from typing import Any
 
 from lark.exceptions import UnexpectedInput
 
-from . import syntax as sc
 from ..engine.engine import Engine
+from ..engine.state import State
 from ..language.errors import BaoError, ScenarioError
 from ..language.kinds import kind_of
 from ..language.parser import RulesBuilder, build, grammar
-from ..engine.state import State
 from ..language.source import Pos
+from . import syntax as sc
 from .setup import card_at_place, check_phase, convert, known_pile, player_index
 
 

@@ -8,10 +8,10 @@ from typing import Any
 from lark import Token, v_args
 from lark.exceptions import UnexpectedInput
 
-from . import syntax as sc
 from ..language.errors import ScenarioError, caret_excerpt
 from ..language.parser import SourceBuilder, build, grammar, pos_of, syntax_error, unquote
 from ..language.source import Citation
+from . import syntax as sc
 
 SCENARIO_SUFFIX = ".scenario"
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..engine.compiler import Event
 from ..engine.engine import Engine
 from ..engine.move import Move
+from ..engine.runtime import Event
 from ..engine.state import State
 from ..engine.table_view import render_table
 from ..language.errors import BaoError, EngineError, ScenarioError, caret_excerpt

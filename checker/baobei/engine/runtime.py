@@ -1,0 +1,57 @@
+"""What compiled rules run with: the context a closure sees, events, and the closures' types."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..language import syntax as s
+from .state import State
+
+Fn = Callable[["Ctx"], Any]
+Proc = Callable[["Ctx"], None]
+
+
+class Ctx:
+    """What a running closure sees: the state, local names, the event log, and the tableaux changed so far."""
+
+    __slots__ = ("changed", "env", "log", "st")
+
+    def __init__(self, st: State, env: dict[str, Any], log: list[Event] | None,
+                 changed: set[int] | None = None) -> None:
+        self.st = st
+        self.env = env
+        self.log = log
+        self.changed = changed  # None where no move's changes are being recorded (guards, the deal)
+
+    def derive(self, env: dict[str, Any]) -> Ctx:
+        return Ctx(self.st, env, self.log, self.changed)
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, with the rule that made it happen."""
+
+    rule: str
+    cite: s.Citation
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.text}  [{self.rule}, {self.cite}]"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The declaration a statement belongs to: named in events and rules errors."""
+
+    rule: str
+    cite: s.Citation
+
+
+def items_of(st: State, value: Any) -> Any:
+    """What a quantifier ranges over: a list, or a pile's or hand's cards (bottom to top); none is empty."""
+    if value is None:
+        return ()
+    cards = st.pile_cards(value)
+    return list(cards) if cards is not None else value

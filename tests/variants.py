@@ -1,0 +1,61 @@
+"""The rules variants the tests use: edited copies of rules/, each a list of text edits.
+
+An edit is (file, exact old text, new text): the old text must occur exactly once in the file,
+so an edit that finds nothing cannot make a test pass for nothing. The file "*" means every
+rules file, replacing every occurrence (at least one in all). Tests that play random games over
+"every variant" take them from here.
+"""
+
+from __future__ import annotations
+
+Edit = tuple[str, str, str]
+
+# (a) Six cards each for two players.
+SIX_CARDS: tuple[Edit, ...] = (("02_setup.bao", "  2: 5\n", "  2: 6\n"),)
+
+# (b) A failed BAO notes at least 7.
+BAO_MIN_SEVEN: tuple[Edit, ...] = (("07_scoring.bao", "define bao_failure_min = 5 ", "define bao_failure_min = 7 "),)
+
+# (c) Spatz and Meise are one family.
+ONE_FAMILY: tuple[Edit, ...] = (
+    ("01_deck.bao", "card Spatz         value 1  count 5\n", "card Spatz         value 1  count 5 family Small\n"),
+    ("01_deck.bao", "card Meise         value 2  count 5\n", "card Meise         value 2  count 5 family Small\n"),
+)
+
+# (d) The match ends at 30 for three players.
+THRESHOLD_30: tuple[Edit, ...] = (("07_scoring.bao", "  3: 90\n", "  3: 30\n"),)
+
+# A hand holds two cards: a draw brings two, `keep` names the one kept, the other is discarded.
+TWO_HELD: tuple[Edit, ...] = (
+    ("02_setup.bao", "hand holds 1", "hand holds 2"),
+    ("03_turn.bao", "    draw into hand(actor) as c\n",
+     "    draw into hand(actor) as c\n    draw into hand(actor) as second\n    peek actor second\n"),
+    ("03_turn.bao", "  with slot: own_slot\n  require phase == \"drawn\" else \"keep",
+     "  with card: held_card, slot: own_slot\n  require phase == \"drawn\" else \"keep"),
+    ("03_turn.bao", "    let old = card_at(slot)\n    move old to discard_pile\n    move top(hand(actor)) to slot\n",
+     "    let old = card_at(slot)\n    for other in [x in held(actor) where x != card] { move other to discard_pile }\n"
+     "    move old to discard_pile\n    move card to slot\n"),
+    ("03_turn.bao", "    let c = top(hand(actor))\n    move c to discard_pile\n",
+     "    let c = top(hand(actor))\n    for other in held(actor) { move other to discard_pile }\n"),
+)
+
+# Another set of phases: the end of a turn is called `finish`.
+RENAMED_PHASE: tuple[Edit, ...] = (("*", "turn_end", "finish"),)
+
+# Simultaneous calls count in seat order from the first seat, not clockwise from the active player.
+SEAT_ORDER: tuple[Edit, ...] = (
+    ("04_pluck.bao", "order seats_from(active)", "order seats_from(first p in players where true)"),
+)
+
+# Each reference allows two attempts.
+TWO_ATTEMPTS: tuple[Edit, ...] = (("04_pluck.bao", "attempts 1 open 1", "attempts 2 open 1"),)
+
+# The discard pile lies face down: nobody learns a discarded card.
+FACE_DOWN_DISCARD: tuple[Edit, ...] = (("02_setup.bao", "pile discard_pile face up", "pile discard_pile face down"),)
+
+# Every variant that plays whole games (random play, JSON round trips, move texts).
+PLAYABLE: dict[str, tuple[Edit, ...]] = {
+    "six_cards": SIX_CARDS, "bao_min_seven": BAO_MIN_SEVEN, "one_family": ONE_FAMILY,
+    "threshold_30": THRESHOLD_30, "two_held": TWO_HELD, "renamed_phase": RENAMED_PHASE,
+    "seat_order": SEAT_ORDER, "two_attempts": TWO_ATTEMPTS, "face_down_discard": FACE_DOWN_DISCARD,
+}

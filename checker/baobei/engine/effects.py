@@ -16,6 +16,7 @@ from ..language import syntax as s
 from ..language.errors import EngineError
 from ..language.ruleset import ALL_CARDS, Ruleset
 from .runtime import Ctx, Event, Fn, Origin, Proc, items_of
+from .protection import Protection, protection_against
 from .state import CardFacts, HandLoc, PileLoc, State, Waiting, Window
 
 
@@ -56,6 +57,7 @@ class Effects:
         self.open_max = window.open_max if window is not None else 1
         self.draw_pile = list(rules.piles).index("draw_pile")
         self.mark_bits = eng.facts.mark_bits
+        self.protections: list[Protection] = []  # set by the engine once the rules are compiled
 
     # ------------------------------------------------------------ card places
     def take_out(self, st: State, card: int) -> object:
@@ -121,6 +123,21 @@ class Effects:
             return self.eng.pile_names[where.index].replace("_", " ")
         return "the box"
 
+    def _blocked(self, ctx: Ctx, origin: Origin, *places: object) -> bool:
+        """Whether a change of these places would touch a tableau protected against the rule's actor: such
+        a part of an effect is impossible and is left out (logged)."""
+        if not self.protections:
+            return False
+        for place in places:
+            if isinstance(place, tuple):
+                decl = protection_against(self.protections, ctx, place[0], ctx.env.get("actor"))
+                if decl is not None:
+                    if ctx.log is not None:
+                        ctx.log.append(Event(origin.rule, decl.cite, f"{ctx.st.names[place[0]]}'s tableau is "
+                                             f"protected ({decl.name}): this change is impossible and left out"))
+                    return True
+        return False
+
     @staticmethod
     def _touched(ctx: Ctx, *places: object) -> None:
         changed = ctx.changed
@@ -138,6 +155,8 @@ class Effects:
                 return
             st = ctx.st
             self.check_free(st, where, pos)  # before taking the card out: a refused move loses nothing
+            if self.protections and self._blocked(ctx, origin, st.locate(c), where):
+                return
             src = self.take_out(st, c)
             self.put(st, c, where)
             self._touched(ctx, src, where)
@@ -156,6 +175,8 @@ class Effects:
             where_a, where_b = st.locate(a), st.locate(b)
             if not isinstance(where_a, tuple) or not isinstance(where_b, tuple):
                 raise EngineError(f"{pos}: only cards on slots can swap places")
+            if self._blocked(ctx, origin, where_a, where_b):
+                return
             st.tableaux[where_a[0]][where_a[1] - 1] = b
             st.tableaux[where_b[0]][where_b[1] - 1] = a
             self._touched(ctx, where_a, where_b)
@@ -173,7 +194,7 @@ class Effects:
             pile = st.piles[draw_pile]
             if not pile:
                 self.eng.run_hook("draw_empty", ctx, (self._drawer(ctx),))
-            if not pile or where is None:
+            if not pile or where is None or (self.protections and self._blocked(ctx, origin, where)):
                 log(ctx, origin, lambda: "the draw is impossible and is left out")
                 if bind:
                     ctx.env[bind] = None

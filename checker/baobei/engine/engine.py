@@ -21,6 +21,7 @@ from .effects import Effects
 from .legality import CompiledMove, Legality, compile_move
 from .move import Move
 from .notation import move_text
+from .protection import ChangeTargets, Protection
 from .runtime import Ctx, Event, Fn, Origin, Proc
 from .state import CardFacts, PileLoc, State, Waiting
 
@@ -61,8 +62,12 @@ class Engine(Legality):
         for h in self.rules.hooks.values():
             scope = frozenset(f.name for f in h.formals) | {"actor"}
             self.hook_procs[h.name] = comp.block(h.body, scope, Origin(f"on {h.name}", h.cite))
+        self.protections = [Protection(p, comp.expr(p.when, frozenset({p.owner}))) for p in self.rules.protects.values()]
+        self.effects.protections = self.protections
+        targets = ChangeTargets(self.rules)
         for m in self.rules.moves.values():
-            self.moves[m.name] = compile_move(comp, m, any(isinstance(st, s.UseWindow) for st in walk_stmts(m.body)))
+            window_move = any(isinstance(st, s.UseWindow) for st in walk_stmts(m.body))
+            self.moves[m.name] = compile_move(comp, m, window_move, self.protections, targets.of_move(m))
         for inv in self.rules.invariants.values():
             when = comp.expr(inv.when, none) if inv.when is not None else None
             self.invariant_fns[inv.ident] = (when, comp.expr(inv.holds, none))

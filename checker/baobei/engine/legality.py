@@ -24,6 +24,7 @@ from ..language.errors import Rejection
 from ..language.walk import free_names
 from .compiler import Compiler
 from .move import Move
+from .protection import Protection, protection_against, tableau_of
 from .runtime import Ctx, Fn, Origin, Proc
 from .state import State, Waiting
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from .state import CardFacts
 
 SLOT_KINDS = ("slot", "own_slot", "free_slot")
-SAMPLING_TRIES = 12
+SAMPLING_TRIES = 64  # rejections before listing every legal move: rare at acceptance rates above a few percent
 
 
 @dataclasses.dataclass
@@ -65,7 +66,8 @@ class CompiledMove:
         return True
 
 
-def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool) -> CompiledMove:
+def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: list[Protection],
+                 targets: frozenset[str]) -> CompiledMove:
     params = [p.name for p in m.params]
     scope = frozenset([*params, *(f.name for f in m.formals), "actor", "source"])
     fixed: list[tuple[Fn, s.Require]] = []
@@ -79,6 +81,12 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool) -> CompiledMo
             levels[max(read)].append(fn)
         else:
             fixed.append((fn, req))
+    for i, name in enumerate(params):
+        if name in targets:
+            for protection in protections:
+                guard = (_unprotected(name, protection, protections), _protect_require(protection))
+                dependent.append(guard)
+                levels[i].append(guard[0])
     by = comp.expr(m.by, scope) if m.by is not None else None
     body = comp.block(m.body, scope, Origin(m.name, m.cite))
     phases = next((ph for req in m.requires if (ph := _phase_guard(req.cond)) is not None), None)
@@ -317,7 +325,8 @@ class Legality:
         After `tries` rejections every legal move is listed and one is chosen (uniform as well)."""
         halt = self.halt(st)
         options = [(p, cm) for p in range(len(st.names)) for cm in self._options(st, p, halt)]
-        weights = [self._count(st, cm, p) for p, cm in options]
+        sizes: dict[tuple[str, int], int] = {}  # domain sizes, shared by the options of this state
+        weights = [self._count(st, cm, p, sizes) for p, cm in options]
         total = sum(weights)
         checked: dict[int, list[list[Any]]] = {}  # options whose player-level guards hold: their domains
         rejections = 0
@@ -330,19 +339,23 @@ class Legality:
                     weights[i] = 0
                     continue
                 checked[i] = self._domains(st, cm, player)
-            values = [rng.choice(d) for d in checked[i]]
-            if self._accepts(st, cm, player, values):
+            values = self._sample(st, cm, player, checked[i], rng)
+            if values is not None:
                 return Move(player, cm.name, tuple(zip(cm.no_args, values, strict=True)))
             rejections += 1
         every = [m for i, (p, cm) in enumerate(options) if weights[i] for m in self.moves_of(st, p, cm)
                  if i in checked or cm.player_level(Ctx(st, self.env_for(st, cm, p, ()), None))]
         return rng.choice(every) if every else None
 
-    def _count(self, st: State, cm: CompiledMove, actor: int) -> int:
+    def _count(self, st: State, cm: CompiledMove, actor: int, sizes: dict[tuple[str, int], int]) -> int:
         """How many argument tuples a move's domains allow (their product)."""
         out = 1
         for p in cm.decl.params:
-            out *= self.domain_size(st, p.kind, actor) + (1 if p.optional else 0)
+            key = (p.kind, actor if p.kind != "slot" else -1)
+            size = sizes.get(key)
+            if size is None:
+                size = sizes[key] = self.domain_size(st, p.kind, actor)
+            out *= size + (1 if p.optional else 0)
         return out
 
     def domain_size(self, st: State, kind: str, actor: int) -> int:
@@ -355,17 +368,38 @@ class Legality:
             return st.tableaux[actor].count(None)
         return len(self.domain(st, kind, actor))
 
-    def _accepts(self, st: State, cm: CompiledMove, player: int, values: list[Any]) -> bool:
-        if cm.decl.is_ability:
-            env = self.env_for(st, cm, player, ())
-            env.update(zip(cm.no_args, values, strict=True))
-        else:
-            env = {"actor": player, "source": None, **dict(zip(cm.no_args, values, strict=True))}
+    def _sample(self, st: State, cm: CompiledMove, player: int, domains: list[list[Any]],
+                rng: random.Random) -> list[Any] | None:
+        """One uniform draw from the argument domains, or None as soon as a guard refuses the arguments
+        drawn so far (the rest is not drawn: a rejected draw is thrown away whole, so accepted draws stay
+        uniform)."""
+        env = self.env_for(st, cm, player, ()) if cm.decl.is_ability else {"actor": player, "source": None}
         ctx = Ctx(st, env, None)
-        for fn, _ in cm.dependent:  # noqa: SIM110 -- a plain loop: this runs for every sampled move
-            if not fn(ctx):
-                return False
-        return True
+        values = []
+        for name, domain, level in zip(cm.no_args, domains, cm.levels, strict=True):
+            value = rng.choice(domain)
+            env[name] = value
+            values.append(value)
+            for fn in level:
+                if not fn(ctx):
+                    return None
+        return values
+
+
+def _unprotected(param: str, protection: Protection, protections: list[Protection]) -> Fn:
+    """The guard that refuses an argument naming a tableau this protection holds against the mover."""
+    def guard(ctx: Ctx) -> bool:
+        owner = tableau_of(ctx.env[param])
+        if owner is None:
+            return True
+        return protection_against([protection], ctx, owner, ctx.env.get("actor")) is None
+
+    return guard
+
+
+def _protect_require(protection: Protection) -> s.Require:
+    decl = protection.decl
+    return s.Require(s.Lit(decl.pos, True), decl.text[0].lower() + decl.text[1:], decl.cite, decl.pos)
 
 
 def _pick_weighted(r: int, weights: list[int]) -> int:

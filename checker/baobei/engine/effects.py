@@ -15,8 +15,8 @@ from typing import Any, Protocol
 from ..language import syntax as s
 from ..language.errors import EngineError
 from ..language.ruleset import ALL_CARDS, Ruleset
-from .runtime import Ctx, Event, Fn, Origin, Proc, items_of
 from .protection import Protection, protection_against
+from .runtime import Ctx, Event, Fn, Origin, Proc, items_of
 from .state import CardFacts, HandLoc, PileLoc, State, Waiting, Window
 
 

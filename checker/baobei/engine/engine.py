@@ -62,7 +62,8 @@ class Engine(Legality):
         for h in self.rules.hooks.values():
             scope = frozenset(f.name for f in h.formals) | {"actor"}
             self.hook_procs[h.name] = comp.block(h.body, scope, Origin(f"on {h.name}", h.cite))
-        self.protections = [Protection(p, comp.expr(p.when, frozenset({p.owner}))) for p in self.rules.protects.values()]
+        self.protections = [Protection(p, comp.expr(p.when, frozenset({p.owner})))
+                            for p in self.rules.protects.values()]
         self.effects.protections = self.protections
         targets = ChangeTargets(self.rules)
         for m in self.rules.moves.values():

@@ -53,10 +53,10 @@ def test_missing_brace_names_what_was_found_and_expected(make_variant: MakeVaria
     path = d / "05_abilities.bao"
     err = load_error(d)
     # The block runs on into the next declaration: that keyword is what the parser finds.
-    assert_at(err, path, *line_col(path, "assumption D17"))
-    assert "found 'assumption'" in err.message
+    assert_at(err, path, *line_col(path, "ability show_card"))
+    assert "found 'ability'" in err.message
     assert "expected one of:" in err.message and "'}'" in err.message
-    assert "assumption D17" in str(err)  # the source line is quoted under the message
+    assert "ability show_card" in str(err)  # the source line is quoted under the message
 
 
 def test_unknown_token(make_variant: MakeVariant) -> None:

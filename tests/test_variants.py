@@ -223,9 +223,9 @@ play
   alice discard
 """
 
-PEEK_NEEDS_OWN_CARDS = ("05_abilities.bao", "  with target: slot\n  require occupied(target)",
-                        "  with target: slot\n  require size(cards(actor)) > 0 else \"variant\" § 6.3 [P127]\n"
-                        "  require occupied(target)")
+PEEK_NEEDS_OWN_CARDS = ("05_abilities.bao", "  require occupied(target) else \"choose a face-down card on the table\" "
+                        "§ 6.3 [P127]", "  require size(cards(actor)) > 0 else \"variant\" § 6.3 [P127]\n"
+                        "  require occupied(target) else \"choose a face-down card on the table\" § 6.3 [P127]")
 
 
 def test_an_ability_whose_argument_free_guard_fails_has_no_effect(make_variant: MakeVariant,

@@ -25,9 +25,8 @@ ONE_FAMILY: tuple[Edit, ...] = (
 # (d) The match ends at 30 for three players.
 THRESHOLD_30: tuple[Edit, ...] = (("07_scoring.bao", "  3: 90\n", "  3: 30\n"),)
 
-# A hand holds two cards: a draw brings two, `keep` names the one kept, the other is discarded.
+# A draw brings two cards into the hand: `keep` names the one kept, the other is discarded.
 TWO_HELD: tuple[Edit, ...] = (
-    ("02_setup.bao", "hand holds 1", "hand holds 2"),
     ("03_turn.bao", "    draw into hand(actor) as c\n",
      "    draw into hand(actor) as c\n    draw into hand(actor) as second\n    peek actor second\n"),
     ("03_turn.bao", "  with slot: own_slot\n  require phase == \"drawn\" else \"keep",

@@ -154,6 +154,7 @@ class Engine(Legality):
             among = "" if players is None else " among " + ", ".join(st.names[p] for p in st.seated())
             log.append(Event("round", self.rules.hooks["round_start"].cite, f"round {st.round} begins{among}"))
         self.run_hook("round_start", ctx, ())
+        self.refresh_protection(st)
         self.settle(st, log)
 
     def run_hook(self, name: str, ctx: Ctx, args: tuple[Any, ...]) -> None:
@@ -215,6 +216,18 @@ class Engine(Legality):
         if ctx.changed and "changed" in self.hook_procs:
             for owner in sorted(ctx.changed):
                 self.run_hook("changed", Ctx(st, {"actor": env.get("actor")}, log), (owner, env.get("actor")))
+        self.refresh_protection(st)
+
+    def refresh_protection(self, st: State) -> None:
+        """Evaluate the rules' protections once the action is complete (they hold from the next action on)."""
+        if not self.protections:
+            return
+        ctx = Ctx(st, {}, None)
+        mask = 0
+        for p in st.seats:
+            if any(protection.when(ctx.derive({protection.decl.owner: p})) for protection in self.protections):
+                mask |= 1 << p
+        st.protected = mask
 
     def settle(self, st: State, log: list[Event] | None) -> None:
         """Run waiting abilities that need no choice; drop those with no legal choice (the `no choice` rule)."""

@@ -299,6 +299,23 @@ class Legality:
 
         yield from extend(0)
 
+    def generates(self, st: State, move: Move) -> bool:
+        """Whether `legal_moves` would list this move, decided without listing the others."""
+        cm = self.moves.get(move.name)
+        if cm is None or not 0 <= move.player < len(st.names) or cm not in self.candidates(st, move.player):
+            return False
+        if {k for k, _ in move.args} - set(cm.no_args):
+            return False
+        ctx = Ctx(st, self.env_for(st, cm, move.player, ()), None)
+        for p, domain, level in zip(cm.decl.params, self._domains(st, cm, move.player), cm.levels, strict=True):
+            value = move.arg(p.name)
+            if value not in domain:
+                return False
+            ctx.env[p.name] = value
+            if not all(fn(ctx) for fn in level):
+                return False
+        return True
+
     def first_legal(self, st: State, player: int, cm: CompiledMove) -> Move | None:
         if not cm.player_level(Ctx(st, self.env_for(st, cm, player, ()), None)):
             return None

@@ -94,14 +94,14 @@ def tableau_of(value: Any) -> int | None:
 
 
 def protection_against(protections: list[Protection], ctx: Ctx, owner: int, by: int | None) -> s.ProtectDecl | None:
-    """The protection that forbids `by` to change `owner`'s tableau now, if any."""
-    if by is None or by == owner:
-        return None  # the engine's own setup, or the owner's own change
+    """The protection that forbids `by` to change `owner`'s tableau now, if any. The state's mask says which
+    tableaux are protected since the last completed action; the declaration is looked up only then."""
+    if by is None or by == owner or not ctx.st.protected >> owner & 1:
+        return None  # the engine's own setup, the owner's own change, or no protection
     for p in protections:
-        env = {p.decl.owner: owner}
-        if p.when(ctx.derive(env)):
+        if p.when(ctx.derive({p.decl.owner: owner})):
             return p.decl
-    return None
+    return protections[0].decl if protections else None
 
 
 def is_changing(node: s.Stmt) -> bool:

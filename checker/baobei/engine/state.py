@@ -97,7 +97,7 @@ class State:
     """Mutable game state; `copy()` gives an independent state (cheap: flat lists)."""
 
     __slots__ = ("active", "box", "facts", "hands", "in_round", "known", "marks", "names", "phase", "piles",
-                 "pvars", "rng", "round", "seats", "tableaux", "turn", "vars", "waiting", "windows")
+                 "protected", "pvars", "rng", "round", "seats", "tableaux", "turn", "vars", "waiting", "windows")
 
     def __init__(self, names: list[str], facts: CardFacts, piles: list[PileLoc], seed: int | None) -> None:
         n_cards = len(facts)
@@ -120,6 +120,9 @@ class State:
         self.box: list[Card] = list(range(n_cards))  # cards out of play (not dealt in a scenario)
         self.in_round = (1 << len(names)) - 1  # bit mask of the seats taking part in this round
         self.seats = list(range(len(names)))  # the same seats as a list, in seating order
+        # Bit mask of the tableaux the rules' protections hold now, against every player but the owner.
+        # The engine refreshes it after every completed action, so an action under way is never cut off.
+        self.protected = 0
 
     @property
     def player_count(self) -> int:
@@ -164,6 +167,7 @@ class State:
         new.box = list(self.box)
         new.in_round = self.in_round
         new.seats = list(self.seats)
+        new.protected = self.protected
         return new
 
     # ------------------------------------------------------------ queries (the builtins' Table protocol)
@@ -223,6 +227,9 @@ class State:
     def is_marked(self, card: Card, mark: str) -> bool:
         return bool(self.marks[card] >> self.facts.mark_bits[mark] & 1)
 
+    def is_protected(self, player: Player) -> bool:
+        return bool(self.protected >> player & 1)
+
     def window_value(self, attr: str) -> Any:
         w = self.windows[-1] if self.windows else None
         if w is None:
@@ -265,7 +272,7 @@ class State:
             "waiting": [[w.ability, w.card, w.owner, [_jsonable(a) for a in w.args], w.after_window]
                         for w in self.waiting],
             "known": self.known, "marks": self.marks, "box": self.box,
-            "in_round": self.in_round, "rng": [version, list(internal), gauss],
+            "in_round": self.in_round, "protected": self.protected, "rng": [version, list(internal), gauss],
         }
 
     @staticmethod
@@ -283,6 +290,7 @@ class State:
                       for a, c, o, args, after in data["waiting"]]
         st.known, st.marks, st.box = list(data["known"]), list(data["marks"]), list(data["box"])
         st.seat_round([p for p in range(len(st.names)) if data["in_round"] >> p & 1])
+        st.protected = data["protected"]
         version, internal, gauss = data["rng"]
         st.rng.setstate((version, tuple(internal), gauss))
         return st

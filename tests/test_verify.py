@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 from baobei.cli import main
-from baobei.model import Ruleset, load_ruleset
-from baobei.paths import default_rules_dir
+from baobei.language.load import load_ruleset
+from baobei.language.paths import default_rules_dir
+from baobei.language.ruleset import Ruleset
 
 MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
 Capture = pytest.CaptureFixture[str]
@@ -29,10 +30,11 @@ SECOND_GOLDTUKAN = ("01_deck.bao", "card Goldtukan     value -5 count 1", "card 
 NEGATIVE_SPATZ = ("01_deck.bao", "card Spatz         value 1  count 5", "card Spatz         value -1 count 5")
 FAILURE_MIN_ZERO = ("07_scoring.bao", "define bao_failure_min = 5 ", "define bao_failure_min = 0 ")
 # `keep` sends the replaced card to a number instead of the discard pile.
-LOSE_IN_KEEP = ("03_turn.bao", "    move old to discard_pile\n    move held(actor) to slot",
-                "    move old to slot_no(slot)\n    move held(actor) to slot")
+LOSE_IN_KEEP = ("03_turn.bao", "    move old to discard_pile\n    move top(hand(actor)) to slot",
+                "    move old to slot_no(slot)\n    move top(hand(actor)) to slot")
 # A failed pluck's penalty card is drawn "into" a player instead of a free slot.
-LOSE_IN_PENALTY = ("04_pluck.bao", "  draw into free_slot(actor, place)\n", "  draw into actor\n")
+LOSE_IN_PENALTY = ("04_pluck.bao", "  draw into free_slot(actor, place)\n}\n\nassumption D6",
+                   "  draw into actor\n}\n\nassumption D6")
 
 
 def verify(*argv: str) -> tuple[int, str, str]:
@@ -169,8 +171,8 @@ def test_a_routine_given_a_number_for_a_slot_breaks_invariant_7(make_variant: Ma
 
 @pytest.mark.parametrize(("edit", "message"), [
     (("03_turn.bao", "    move c to discard_pile\n", "    copy c to discard_pile\n"), "found 'copy'"),
-    (("08_recycle.bao", "into draw_pile", "into under_pile"), "shuffled into the draw_pile only"),
-], ids=["copy_a_card", "shuffle_into_the_under_pile"])
+    (("08_recycle.bao", "into draw_pile", "into box_pile"), "shuffled into a declared pile, not 'box_pile'"),
+], ids=["copy_a_card", "shuffle_into_an_undeclared_pile"])
 def test_rules_that_would_create_or_duplicate_cards_are_refused_when_loaded(
         make_variant: MakeVariant, edit: tuple[str, str, str], message: str) -> None:
     code, out, err = verify("--rules", str(make_variant(edit)))
@@ -253,9 +255,9 @@ def test_docs_are_generated(tmp_path: Path) -> None:
 def test_without_a_breaking_move_the_scenario_expects_the_invariant(
         make_variant: MakeVariant, tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch) -> None:
     """When no legal move shows the violation, the scenario evaluates the invariant itself."""
-    import baobei.verify
+    import baobei.proofs.verify
 
-    monkeypatch.setattr(baobei.verify, "breaking_move", lambda *args: None)
+    monkeypatch.setattr(baobei.proofs.verify, "breaking_move", lambda *args: None)
     variant = make_variant(SECOND_GOLDTUKAN)
     target = tmp_path / "expectation.scenario"
     verify("--rules", str(variant), "--players", "2", "--emit-scenario", str(target))
@@ -267,8 +269,8 @@ def test_without_a_breaking_move_the_scenario_expects_the_invariant(
 
 def test_expressions_print_as_rules_text_that_parses_back() -> None:
     """Reports, docs and emitted scenarios show expressions as text; it must mean the same expression."""
-    from baobei.rules_parser import RulesBuilder, build, grammar
-    from baobei.verify_text import expr_text
+    from baobei.language.parser import RulesBuilder, build, grammar
+    from baobei.language.text import expr_text
 
     rules = load_ruleset(default_rules_dir())
     exprs = [d.body for d in rules.defines.values()]
@@ -278,3 +280,102 @@ def test_expressions_print_as_rules_text_that_parses_back() -> None:
     for expr in exprs:
         text = expr_text(expr)
         assert build(grammar("rules_expr").parse(text), RulesBuilder("<text>")) == expr, text
+
+
+# ---------------------------------------------------------------- statements, steps, hooks, hands
+
+
+@pytest.mark.parametrize(("edit", "extra", "rule", "statement"), [
+    (None, 'step put_back(c: card) "Put the card back" § 6.3 [P127]\n  do { move c to value(c) }\n',
+     "step put_back", "move c to value(c)"),
+    (("05_abilities.bao", "  close window\n", "  close window\n  move top(discard_pile) to owner\n"), "",
+     "on ability_start", "move top(discard_pile) to owner"),
+], ids=["an_ability_step", "the_ability_start_hook"])
+def test_ability_steps_and_hooks_are_transitions_of_invariant_7(
+        make_variant: MakeVariant, edit: tuple[str, str, str] | None, extra: str, rule: str, statement: str) -> None:
+    variant = make_variant(*([edit] if edit else []))
+    if extra:
+        (variant / "10_extra.bao").write_text(extra, encoding="utf-8")
+    code, out, _ = verify("--rules", str(variant), "--players", "2")
+    assert code == 1
+    assert statuses(out)[("card_conservation", 2)] == "violated"
+    assert f"rule {rule} (" in out and f": {statement}\n" in out and "not a place" in out
+
+
+GIVE = ("04_pluck.bao", "  move card_at(gift) to target\n", "  swap card_at(gift) with card_at(target)\n")
+
+
+def test_a_swap_keeps_every_card_in_one_place(make_variant: MakeVariant) -> None:
+    code, out, _ = verify("--rules", str(make_variant(GIVE)), "--players", "2")
+    assert code == 0, out
+    assert statuses(out)[("card_conservation", 2)] == "proved"
+
+
+def test_a_swap_of_a_number_breaks_invariant_7(make_variant: MakeVariant) -> None:
+    edit = (GIVE[0], GIVE[1], "  swap slot_no(gift) with card_at(target)\n")
+    code, out, _ = verify("--rules", str(make_variant(edit)), "--players", "2")
+    assert code == 1
+    assert statuses(out)[("card_conservation", 2)] == "violated"
+    assert "swap slot_no(gift) with card_at(target)" in out and "swaps an int, not a card" in out
+
+
+def test_a_shuffle_into_another_declared_pile_keeps_every_card_in_one_place(make_variant: MakeVariant) -> None:
+    code, out, _ = verify("--rules", str(make_variant(("08_recycle.bao", "into draw_pile", "into under_pile"))),
+                          "--players", "2")
+    assert code == 0, out
+    assert statuses(out)[("card_conservation", 2)] == "proved"
+
+
+def test_a_statement_kind_without_a_declared_effect_is_never_proved(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Statements move cards as the statement registry says; one it does not know moves nothing unknown."""
+    from baobei.language import statements
+    from baobei.language import syntax as s
+
+    monkeypatch.delitem(statements.STATEMENTS, s.MoveCard)
+    code, out, _ = verify("--players", "2")
+    assert code == 1
+    assert statuses(out)[("card_conservation", 2)] == "unknown"
+    assert "MoveCard has no entry in the statement registry" in out
+
+
+def test_hands_of_several_cards_in_counterexamples_and_scenarios(make_variant: MakeVariant, tmp_path: Path,
+                                                                   capsys: Capture) -> None:
+    variant = make_variant()
+    setup = variant / "02_setup.bao"
+    text, edits = re.subn(r"^hand holds \d+ ", "hand holds 2 ", setup.read_text(encoding="utf-8"), flags=re.M)
+    assert edits == 1
+    setup.write_text(text, encoding="utf-8")
+    (variant / "10_extra.bao").write_text(
+        'invariant one_held "Nobody holds more than one drawn card" § 2.2 [P24] {\n'
+        "  holds all p in players: size(held(p)) <= 1 and size(hand(p)) == size(held(p))\n}\n", encoding="utf-8")
+    target = tmp_path / "held.scenario"
+    code, out, _ = verify("--rules", str(variant), "--players", "2", "--emit-scenario", str(target))
+    assert code == 1
+    assert {k for k, v in statuses(out).items() if v != "proved"} == {("one_held", 2)}
+    held = re.search(r"; holds (\w+), (\w+)", out)
+    assert held is not None
+    text = target.read_text(encoding="utf-8")
+    assert re.search(rf"  (\w+) holds {held[1]}\n  \1 holds {held[2]}\n", text), text
+    assert main(["check", "--rules", str(variant), str(target)]) == 1
+    assert "invariant one_held (§ 2.2 [P24]) is violated" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- integer division
+
+
+@pytest.mark.parametrize(("holds", "status"), [
+    ("7 // (0-2) == 0-4 and 7 % (0-2) == 0-1", "proved"),  # floor division, as the engine computes it
+    ("7 // (0-2) == 0-3", "violated"),
+    ("player_count // (player_count - 2) >= 0", "violated"),  # two players divide by zero
+    ("player_count == 2 or player_count // (player_count - 2) >= 0", "proved"),  # never evaluated for two
+])
+def test_integer_division_means_what_it_means_in_the_engine(make_variant: MakeVariant, holds: str,
+                                                            status: str) -> None:
+    variant = make_variant()
+    (variant / "10_extra.bao").write_text(
+        f'invariant division "Integer division" § 5.1 [P102] {{\n  holds {holds}\n}}\n', encoding="utf-8")
+    code, out, _ = verify("--rules", str(variant), "--players", "2")
+    assert statuses(out)[("division", 2)] == status
+    assert code == (0 if status == "proved" else 1)
+    if "player_count - 2" in holds and status == "violated":
+        assert "the engine stops here: " in out and "division by zero" in out

@@ -126,8 +126,8 @@ class Effects:
     def _blocked(self, ctx: Ctx, origin: Origin, *places: object) -> bool:
         """Whether a change of these places would touch a tableau protected against the rule's actor: such
         a part of an effect is impossible and is left out (logged)."""
-        if not self.protections:
-            return False
+        if not ctx.st.protected:
+            return False  # no tableau is protected now: nothing to look up
         for place in places:
             if isinstance(place, tuple):
                 decl = protection_against(self.protections, ctx, place[0], ctx.env.get("actor"))
@@ -155,7 +155,7 @@ class Effects:
                 return
             st = ctx.st
             self.check_free(st, where, pos)  # before taking the card out: a refused move loses nothing
-            if self.protections and self._blocked(ctx, origin, st.locate(c), where):
+            if st.protected and self._blocked(ctx, origin, st.locate(c), where):
                 return
             src = self.take_out(st, c)
             self.put(st, c, where)
@@ -194,7 +194,7 @@ class Effects:
             pile = st.piles[draw_pile]
             if not pile:
                 self.eng.run_hook("draw_empty", ctx, (self._drawer(ctx),))
-            if not pile or where is None or (self.protections and self._blocked(ctx, origin, where)):
+            if not pile or where is None or (st.protected and self._blocked(ctx, origin, where)):
                 log(ctx, origin, lambda: "the draw is impossible and is left out")
                 if bind:
                     ctx.env[bind] = None

@@ -21,7 +21,7 @@ from .effects import Effects
 from .legality import CompiledMove, Legality, compile_move
 from .move import Move
 from .notation import move_text
-from .protection import ChangeTargets, Protection
+from .protection import ChangeTargets, Protection, owner_pattern
 from .runtime import Ctx, Event, Fn, Origin, Proc
 from .state import CardFacts, PileLoc, State, Waiting
 
@@ -62,8 +62,7 @@ class Engine(Legality):
         for h in self.rules.hooks.values():
             scope = frozenset(f.name for f in h.formals) | {"actor"}
             self.hook_procs[h.name] = comp.block(h.body, scope, Origin(f"on {h.name}", h.cite))
-        self.protections = [Protection(p, comp.expr(p.when, frozenset({p.owner})))
-                            for p in self.rules.protects.values()]
+        self.protections = [self._protection(comp, p) for p in self.rules.protects.values()]
         self.effects.protections = self.protections
         targets = ChangeTargets(self.rules)
         for m in self.rules.moves.values():
@@ -75,6 +74,15 @@ class Engine(Legality):
         self.halts = [(comp.expr(h.when, none), h) for h in self.rules.halts.values()]
         if self.rules.simultaneous is not None:
             self.order_fn = comp.expr(self.rules.simultaneous.order, none)
+
+    @staticmethod
+    def _protection(comp: Compiler, decl: s.ProtectDecl) -> Protection:
+        scope = frozenset({decl.owner})
+        pattern = owner_pattern(decl)
+        if pattern is None:
+            return Protection(decl, comp.expr(decl.when, scope))
+        only, rest = pattern
+        return Protection(decl, comp.expr(decl.when, scope), comp.expr(only, frozenset()), comp.expr(rest, scope))
 
     # ------------------------------------------------------------ labels
     def slot_label(self, st: State, slot: tuple[int, int]) -> str:
@@ -224,9 +232,15 @@ class Engine(Legality):
             return
         ctx = Ctx(st, {}, None)
         mask = 0
-        for p in st.seats:
-            if any(protection.when(ctx.derive({protection.decl.owner: p})) for protection in self.protections):
-                mask |= 1 << p
+        for protection in self.protections:
+            if protection.only is not None and protection.rest is not None:
+                p = protection.only(ctx)
+                if p is not None and protection.rest(ctx.derive({protection.decl.owner: p})):
+                    mask |= 1 << p
+                continue
+            for p in st.seats:
+                if protection.when(ctx.derive({protection.decl.owner: p})):
+                    mask |= 1 << p
         st.protected = mask
 
     def settle(self, st: State, log: list[Event] | None) -> None:

@@ -26,6 +26,29 @@ _CHANGES = (s.MoveCard, s.Swap, s.Draw)
 class Protection:
     decl: s.ProtectDecl
     when: Fn  # evaluated with the owner of the tableau bound to decl.owner
+    # When `when` reads `OWNER == X and REST`, X alone says whose tableau it can be: the engine evaluates
+    # X once instead of `when` for every seat (a protection is re-evaluated after every action).
+    only: Fn | None = None
+    rest: Fn | None = None
+
+
+def owner_pattern(decl: s.ProtectDecl) -> tuple[s.Expr, s.Expr] | None:
+    """(X, REST) when the condition is `OWNER == X and REST` with X not reading OWNER."""
+    conjuncts = _conjuncts(decl.when)
+    first, rest = conjuncts[0], conjuncts[1:]
+    if not rest or not (isinstance(first, s.Binary) and first.op == "==" and isinstance(first.left, s.Name)
+                        and first.left.name == decl.owner and decl.owner not in free_names(first.right)):
+        return None
+    joined = rest[0]
+    for item in rest[1:]:
+        joined = s.Binary(item.pos, "and", joined, item)
+    return first.right, joined
+
+
+def _conjuncts(cond: s.Expr) -> list[s.Expr]:
+    if isinstance(cond, s.Binary) and cond.op == "and":
+        return _conjuncts(cond.left) + _conjuncts(cond.right)
+    return [cond]
 
 
 class ChangeTargets:

@@ -2,8 +2,9 @@
 
 `a // b` rounds towards negative infinity and `a % b` takes the sign of `b`, as in
 Python; a zero divisor is an error with the expression's position, never a value.
-The provers translate the same definition (proofs/translate.py reads
-`FLOOR_DIVISION_DOC` for the report and checks their agreement in tests).
+The provers translate the same definition (proofs/translate.py); tests/test_semantics.py
+compares the engine and Z3 on random expressions. The docs and the proof report quote
+`FLOOR_DIVISION_DOC`.
 """
 
 from __future__ import annotations

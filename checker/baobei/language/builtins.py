@@ -3,7 +3,7 @@
 An entry gives the builtin's argument kinds, the kind of its value, its engine
 implementation, its Z3 translation (or why it has none) and a one-line
 description. The kind checker, the engine's compiler, the provers and the docs
-all read the entry, so they cannot drift apart; `tests/test_builtins.py` fails
+all read the entry, so they cannot drift apart; `tests/test_semantics.py` fails
 if an entry lacks a part.
 
 Implementations are written against two protocols, so that this module needs

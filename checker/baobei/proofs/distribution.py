@@ -1,47 +1,51 @@
 """The distribution model: every way the deck's cards can lie in the places, for n players.
 
 For each player and species a count of cards in the tableau, the same for every
-pile and the box (cards out of play), and one card (or none) per hand; per
+pile the rules declare and for the box (cards out of play), and per player the
+cards held in hand, in the order drawn (as many as the rules' hand holds); per
 species the counts add up to the deck's count. State variables of the rules and
-the engine's names (active, phase, the window) are free symbols of their
-declared type. An invariant is proved for n players when no assignment of these
-symbols breaks it; otherwise Z3's model is a concrete counterexample.
+the engine's state names (active, phase, the window ...) are free symbols of
+their declared kind. An invariant is proved for n players when no assignment of
+these symbols breaks it; otherwise Z3's model is a concrete counterexample.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import z3  # type: ignore[import-untyped]
 
-from . import syntax as s
-from .builtins import GLOBALS
-from .model import Ruleset, Species
-from .state import PILES
-from .z3_expr import (
+from ..language import syntax as s
+from ..language.builtins import STATE_NAMES, Symbolic
+from ..language.kinds import declared_kind
+from ..language.ruleset import Ruleset, Species
+from ..language.walk import called, free_names
+from .translate import (
     NONE_ID,
+    TRUE,
     BagV,
     BoolV,
     CardV,
     IntV,
     ListV,
     NoneV,
-    PileV,
+    PlaceV,
     PlayerV,
     StrV,
     SVal,
+    SymbolicModel,
     Translator,
     Unsupported,
     Z,
     ival,
+    lift,
     merge,
     none_like,
+    species_fact,
 )
-
-BOX = "box"  # cards out of play: a place of the model, not a name of the language
-PLACES = (*PILES, BOX)
 
 
 def concrete(term: Z) -> int | None:
@@ -49,48 +53,61 @@ def concrete(term: Z) -> int | None:
     return int(t.as_long()) if z3.is_int_value(t) else None
 
 
-class DistributionModel:
-    """Backend of the translator (see z3_expr.Backend) over one symbolic distribution."""
+class DistributionModel(SymbolicModel):
+    """The symbolic state of one distribution of the cards (see the module's docstring)."""
+
+    what = "distribution model"
 
     def __init__(self, rules: Ruleset, players: int) -> None:
         self.rules = rules
         self.n = players
         self.species: list[Species] = list(rules.species.values())
-        idx = range(len(self.species))
-        self.tableau = [[z3.Int(f"tableau{p}_{sp.name}") for sp in self.species] for p in range(players)]
-        self.piles = {name: [z3.Int(f"{name}_{sp.name}") for sp in self.species] for name in PLACES}
-        self.hands = [z3.Int(f"hand{p}") for p in range(players)]
-        self.constraints: list[Z] = []
-        for counts in [*self.tableau, *self.piles.values()]:
-            self.constraints += [c >= 0 for c in counts]
-        self.constraints += [z3.And(h >= NONE_ID, h < len(self.species)) for h in self.hands]
-        for i in idx:
-            in_hands = [z3.If(h == i, 1, 0) for h in self.hands]
-            placed = [t[i] for t in self.tableau] + [pile[i] for pile in self.piles.values()] + in_hands
-            self.constraints.append(z3.Sum(*placed) == self.species[i].count)
+        self.tableau = [self._counts(f"tableau{p}") for p in range(players)]
+        self.piles = {name: self._counts(name) for name in rules.piles}
+        self.box = self._counts("box")
+        capacity = rules.hand.capacity if rules.hand is not None else 1
+        self.hands = [[z3.Int(f"hand{p}_{j}") for j in range(capacity)] for p in range(players)]
+        self.constraints: list[Z] = self._places_hold_the_deck()
         self.tops: dict[str, Z] = {}
         self.engine_names: dict[str, SVal] = {}
         self.scalars: dict[str, SVal] = {}
         self.per_player: dict[str, list[SVal]] = {}
         self.card_reads: set[str] = set()  # which card places the expressions read
 
+    def _places_hold_the_deck(self) -> list[Z]:
+        """Counts are not negative, hands hold cards in the order drawn, and each species' cards add up."""
+        out: list[Z] = []
+        for counts in [*self.tableau, *self.piles.values(), self.box]:
+            out += [c >= 0 for c in counts]
+        for hand in self.hands:
+            out += [z3.And(h >= NONE_ID, h < len(self.species)) for h in hand]
+            # A free place in the hand has no card after it: `top(hand(p))` is the last card drawn.
+            out += [z3.Implies(a == NONE_ID, b == NONE_ID) for a, b in itertools.pairwise(hand)]
+        for i, sp in enumerate(self.species):
+            in_hands = [z3.If(h == i, 1, 0) for hand in self.hands for h in hand]
+            placed = [t[i] for t in self.tableau] + [pile[i] for pile in self.piles.values()] + [self.box[i]]
+            out.append(z3.Sum(*placed, *in_hands) == sp.count)
+        return out
+
+    def _counts(self, label: str) -> list[Z]:
+        return [z3.Int(f"{label}_{sp.name}") for sp in self.species]
+
     # ------------------------------------------------------------ fresh symbols
-    def fresh(self, vtype: str, label: str, pos: s.Pos) -> SVal:
-        if vtype == "int":
+    def fresh(self, kind: str, label: str, pos: s.Pos) -> SVal:
+        """A free value of a kind of the builtin registry (int, bool, str, player, card, list player)."""
+        if kind == "int":
             return IntV(z3.Int(label))
-        if vtype == "bool":
+        if kind == "bool":
             return BoolV(z3.Bool(label))
-        if vtype == "player":
-            t = z3.Int(label)
-            self.constraints.append(z3.And(t >= NONE_ID, t < self.n))
-            return PlayerV(t)
-        if vtype == "card":
-            t = z3.Int(label)
-            self.constraints.append(z3.And(t >= NONE_ID, t < len(self.species)))
-            return CardV(t)
-        if vtype == "str":
+        if kind == "str":
             return StrV(z3.String(label), z3.Bool(label + "_none"))
-        raise Unsupported(pos, f"no symbolic model for values of type {vtype!r}")
+        if kind in ("player", "card"):
+            t = z3.Int(label)
+            self.constraints.append(z3.And(t >= NONE_ID, t < (self.n if kind == "player" else len(self.species))))
+            return PlayerV(t) if kind == "player" else CardV(t)
+        if kind == "list player":
+            return ListV(tuple((PlayerV(z3.IntVal(p)), z3.Bool(f"{label}_has{p}")) for p in range(self.n)))
+        raise Unsupported(pos, f"no symbolic model for values of kind {kind!r}")
 
     def reads(self) -> list[str]:
         """What of the state the translated expressions read (for the docs)."""
@@ -99,53 +116,40 @@ class DistributionModel:
         out += list(self.scalars) + [f"{name}[p]" for name in self.per_player]
         return out
 
-    # ------------------------------------------------------------ backend
-    def global_name(self, name: str, pos: s.Pos) -> SVal | None:
-        n = self.n
-        if name == "players":
-            return ListV(tuple((PlayerV(z3.IntVal(p)), z3.BoolVal(True)) for p in range(n)))
-        if name == "player_count":
-            return ival(n)
-        if name == "deck":
-            return BagV(tuple(z3.IntVal(sp.count) for sp in self.species))
-        if name in PILES:
-            return PileV(name)
-        if name in self.engine_names:
-            return self.engine_names[name]
-        made = self._engine_name(name, pos)
-        if made is not None:
-            self.engine_names[name] = made
-        elif name in GLOBALS:
-            raise Unsupported(pos, f"the distribution model has no value for {name!r}")
-        return made
+    # ------------------------------------------------------------ names
+    def players(self, pos: s.Pos) -> SVal:
+        return self.seats_of(0, 0)
 
-    def _engine_name(self, name: str, pos: s.Pos) -> SVal | None:
-        if name == "active":
-            t = z3.Int("active")
-            self.constraints.append(z3.And(t >= 0, t < self.n))
-            return PlayerV(t)
-        if name in ("round", "turn"):
-            t = z3.Int(name)
-            self.constraints.append(t >= (1 if name == "round" else 0))
-            return IntV(t)
-        simple = {"phase": "str", "window_ref": "card", "window_kind": "str", "window_used": "bool"}
-        if name in simple:
-            return self.fresh(simple[name], name, pos)
-        if name == "window_players":
-            return ListV(tuple((PlayerV(z3.IntVal(p)), z3.Bool(f"window_for{p}")) for p in range(self.n)))
-        return None
+    def player_count(self, pos: s.Pos) -> SVal:
+        return ival(self.n)
+
+    def deck(self, pos: s.Pos) -> SVal:
+        return BagV(tuple(z3.IntVal(sp.count) for sp in self.species))
+
+    def state(self, name: str, kind: str, pos: s.Pos) -> SVal:
+        if name not in self.engine_names:
+            value = self.fresh(kind, name, pos)
+            self._enumerated(name, value)
+            self.engine_names[name] = value
+        return self.engine_names[name]
+
+    def _enumerated(self, name: str, value: SVal) -> None:
+        """A string state name whose values the rules declare (the phases, say) takes one of them."""
+        allowed = self.rules.enum_values(STATE_NAMES[name].enum)
+        if allowed and isinstance(value, StrV):
+            self.constraints.append(z3.Or(value.none, *(value.term == z3.StringVal(a) for a in allowed)))
 
     def variable(self, decl: s.VarDecl, index: SVal | None, pos: s.Pos) -> SVal:
+        kind = declared_kind(decl.type)
         if index is None:
             if decl.name not in self.scalars:
-                self.scalars[decl.name] = self.fresh(decl.type, decl.name, pos)
+                self.scalars[decl.name] = self.fresh(kind, decl.name, pos)
             return self.scalars[decl.name]
         if decl.name not in self.per_player:
-            self.per_player[decl.name] = [self.fresh(decl.type, f"{decl.name}[{p}]", pos) for p in range(self.n)]
-        values = self.per_player[decl.name]
+            self.per_player[decl.name] = [self.fresh(kind, f"{decl.name}[{p}]", pos) for p in range(self.n)]
         if not isinstance(index, PlayerV):
             raise Unsupported(pos, f"{decl.name}[...] needs a player")
-        return self.by_player(index, values, pos)
+        return self.by_player(index, self.per_player[decl.name], pos)
 
     def by_player(self, who: PlayerV, values: list[SVal], pos: s.Pos) -> SVal:
         """values[who]; the engine gives none for a none player."""
@@ -157,119 +161,109 @@ class DistributionModel:
             result = merge(who.term == p, values[p], result, pos)
         return result
 
-    def card_items(self, bag: BagV) -> list[tuple[SVal, Z, Z]]:
+    def card_items(self, bag: BagV, pos: s.Pos) -> list[tuple[SVal, Z, Z]]:
         return [(CardV(z3.IntVal(i)), c > 0, c) for i, c in enumerate(bag.counts)]
 
-    def call(self, func: str, args: list[SVal], pos: s.Pos) -> SVal:
-        handler = _CALLS.get(func)
-        if handler is None:
-            raise Unsupported(pos, f"the distribution model has no primitive {func!r}")
-        result: SVal = handler(self, args, pos)
-        return result
-
-    # ------------------------------------------------------------ primitives
-    def card_fact(self, card: SVal, pick: Any, none: Any, pos: s.Pos) -> Z:
+    # ------------------------------------------------------------ cards
+    def card_fact(self, card: SVal, fact: str, pos: s.Pos) -> SVal:
         if not isinstance(card, CardV):
             raise Unsupported(pos, "a card is expected")
         known = concrete(card.term)
         if known is not None:
-            return pick(self.species[known]) if 0 <= known < len(self.species) else none
-        result = none
-        for i, sp in enumerate(self.species):
-            result = z3.If(card.term == i, pick(sp), result)
+            return lift(species_fact(self.species[known], fact)) if 0 <= known < len(self.species) else NoneV()
+        values = [lift(species_fact(sp, fact)) for sp in self.species]
+        result: SVal = NoneV()
+        for i in reversed(range(len(values))):
+            result = merge(card.term == i, values[i], result, pos)
         return result
 
-    def bag_of(self, who: SVal, pos: s.Pos) -> BagV:
-        if not isinstance(who, PlayerV):
+    def cards(self, player: SVal, pos: s.Pos) -> SVal:
+        if not isinstance(player, PlayerV):
             raise Unsupported(pos, "cards(...) needs a player")
         self.card_reads.add("the cards of the tableaux")
-        bags: list[SVal] = [BagV(tuple(row)) for row in self.tableau]
-        got = self.by_player(who, bags, pos)
-        assert isinstance(got, BagV)
-        return got
+        return self.by_player(player, [BagV(tuple(row)) for row in self.tableau], pos)
 
-    def size(self, x: SVal, pos: s.Pos) -> Z:
-        if isinstance(x, BagV):
-            return z3.Sum(0, *x.counts)
-        if isinstance(x, ListV):
-            return z3.Sum(0, *(z3.If(m, 1, 0) for _, m in x.items))
-        if isinstance(x, PileV):
-            self.card_reads.add(f"the size of the {x.name}")
-            return z3.Sum(*self.piles[x.name])
-        raise Unsupported(pos, f"size of a {x.kind()}")
+    def size(self, value: SVal, pos: s.Pos) -> SVal:
+        if isinstance(value, BagV):
+            return IntV(z3.Sum(0, *value.counts))
+        if isinstance(value, ListV):
+            return IntV(z3.Sum(0, *(z3.If(m, 1, 0) for _, m in value.items)))
+        if isinstance(value, PlaceV) and value.player is None:
+            self.card_reads.add(f"the size of the {value.pile}")
+            return IntV(z3.Sum(0, *self.piles[value.pile]))
+        if isinstance(value, PlaceV):
+            self.card_reads.add("the cards held")
+            sizes: list[SVal] = [IntV(z3.Sum(0, *(z3.If(h != NONE_ID, 1, 0) for h in hand))) for hand in self.hands]
+            return self.by_player(PlayerV(value.player), sizes, pos)
+        if isinstance(value, NoneV):
+            return ival(0)
+        raise Unsupported(pos, f"size of a {value.kind()}")
 
-    def top(self, pile: SVal, pos: s.Pos) -> SVal:
-        if not isinstance(pile, PileV):
+    def top(self, place: SVal, pos: s.Pos) -> SVal:
+        if not isinstance(place, PlaceV):
             return CardV(z3.IntVal(NONE_ID))
-        self.card_reads.add(f"the top of the {pile.name}")
-        if pile.name not in self.tops:
-            t = z3.Int(f"top_{pile.name}")
-            counts = self.piles[pile.name]
-            self.constraints.append((t == NONE_ID) == (z3.Sum(*counts) == 0))
-            self.constraints.append(z3.And(t >= NONE_ID, t < len(self.species)))
-            self.constraints += [z3.Implies(t == i, c >= 1) for i, c in enumerate(counts)]
-            self.tops[pile.name] = t
-        return CardV(self.tops[pile.name])
+        if place.player is not None:
+            self.card_reads.add("the cards held")
+            return self.by_player(PlayerV(place.player), [self._last_drawn(hand) for hand in self.hands], pos)
+        self.card_reads.add(f"the top of the {place.pile}")
+        if place.pile not in self.tops:
+            self.tops[place.pile] = self._top_of(place.pile)
+        return CardV(self.tops[place.pile])
 
-    def seats(self, who: SVal, skip: int, pos: s.Pos) -> ListV:
-        """Seats from `who` (skip=0) or after it (skip=1), clockwise; empty for none."""
-        if not isinstance(who, PlayerV):
+    def _top_of(self, pile: str) -> Z:
+        """The top card of a pile: a species the pile holds, none exactly when it is empty."""
+        t = z3.Int(f"top_{pile}")
+        counts = self.piles[pile]
+        self.constraints.append((t == NONE_ID) == (z3.Sum(0, *counts) == 0))
+        self.constraints.append(z3.And(t >= NONE_ID, t < len(self.species)))
+        self.constraints += [z3.Implies(t == i, c >= 1) for i, c in enumerate(counts)]
+        return t
+
+    @staticmethod
+    def _last_drawn(hand: list[Z]) -> CardV:
+        last: Z = z3.IntVal(NONE_ID)
+        for h in hand:
+            last = z3.If(h != NONE_ID, h, last)
+        return CardV(last)
+
+    def hand(self, player: SVal, pos: s.Pos) -> SVal:
+        if not isinstance(player, PlayerV):
+            raise Unsupported(pos, "hand(...) needs a player")
+        return PlaceV(player=player.term)
+
+    def held(self, player: SVal, pos: s.Pos) -> SVal:
+        if not isinstance(player, PlayerV):
+            raise Unsupported(pos, "held(...) needs a player")
+        self.card_reads.add("the cards held")
+        lists: list[SVal] = [ListV(tuple((CardV(h), h != NONE_ID) for h in hand)) for hand in self.hands]
+        return self.by_player(player, lists, pos)
+
+    # ------------------------------------------------------------ seats
+    def seats(self, player: SVal, include_self: bool, pos: s.Pos) -> SVal:
+        """Seats from `player` or after it, clockwise."""
+        if not isinstance(player, PlayerV):
             raise Unsupported(pos, "a player is expected")
-        seat = concrete(who.term)
+        skip = 0 if include_self else 1
+        seat = concrete(player.term)
         if seat is not None:
             return self.seats_of(seat, skip)
         # A symbolic seat: the items are every player, present unless skipped; the order
         # is one of n rotations (no modular arithmetic for Z3).
-        items = tuple((PlayerV(z3.IntVal(q)), z3.And(who.term != NONE_ID, z3.BoolVal(skip == 0) if skip == 0
-                                                       else who.term != q)) for q in range(self.n))
-        orders = tuple((who.term == p, self.seats_of(p, skip)) for p in range(self.n))
+        who = player.term
+        items = tuple((PlayerV(z3.IntVal(q)), z3.And(who != NONE_ID, TRUE if include_self else who != q))
+                      for q in range(self.n))
+        orders = tuple((who == p, self.seats_of(p, skip)) for p in range(self.n))
         return ListV(items, orders)
 
     def seats_of(self, seat: int, skip: int) -> ListV:
         if not 0 <= seat < self.n:
             return ListV(())
-        return ListV(tuple((PlayerV(z3.IntVal((seat + i) % self.n)), z3.BoolVal(True))
-                           for i in range(skip, self.n)))
+        return ListV(tuple((PlayerV(z3.IntVal((seat + i) % self.n)), TRUE) for i in range(skip, self.n)))
 
 
-def _int(v: SVal, pos: s.Pos) -> IntV:
-    return Translator.integer(v, pos)
-
-
-def _minmax(args: list[SVal], pos: s.Pos, smaller: bool) -> SVal:
-    a, b = _int(args[0], pos), _int(args[1], pos)
-    pick = (a.term < b.term) if smaller else (a.term > b.term)
-    return IntV(z3.If(pick, a.term, b.term), z3.Or(a.none, b.none))
-
-
-def _held(m: DistributionModel, args: list[SVal], pos: s.Pos) -> SVal:
-    who = args[0]
-    if not isinstance(who, PlayerV):
-        raise Unsupported(pos, "held(...) needs a player")
-    m.card_reads.add("the cards held")
-    return m.by_player(who, [CardV(h) for h in m.hands], pos)
-
-
-_CALLS: dict[str, Any] = {
-    "value": lambda m, a, pos: IntV(m.card_fact(a[0], lambda sp: z3.IntVal(sp.value), z3.IntVal(0), pos)),
-    "family": lambda m, a, pos: StrV(m.card_fact(a[0], lambda sp: z3.StringVal(sp.family), z3.StringVal(""), pos),
-                                     a[0].term == NONE_ID),
-    "species": lambda m, a, pos: StrV(m.card_fact(a[0], lambda sp: z3.StringVal(sp.name), z3.StringVal(""), pos),
-                                      a[0].term == NONE_ID),
-    "has_ability": lambda m, a, pos: BoolV(m.card_fact(a[0], lambda sp: z3.BoolVal(sp.ability is not None),
-                                                       z3.BoolVal(False), pos)),
-    "cards": lambda m, a, pos: m.bag_of(a[0], pos),
-    "size": lambda m, a, pos: IntV(m.size(a[0], pos)),
-    "top": lambda m, a, pos: m.top(a[0], pos),
-    "held": _held,
-    "others": lambda m, a, pos: m.seats(a[0], 1, pos),
-    "seats_after": lambda m, a, pos: m.seats(a[0], 1, pos),
-    "seats_from": lambda m, a, pos: m.seats(a[0], 0, pos),
-    "max": lambda m, a, pos: _minmax(a, pos, smaller=False),
-    "min": lambda m, a, pos: _minmax(a, pos, smaller=True),
-    "abs": lambda m, a, pos: IntV(z3.If(_int(a[0], pos).term < 0, -_int(a[0], pos).term, _int(a[0], pos).term),
-                                  _int(a[0], pos).none),
-}
+if TYPE_CHECKING:
+    def _implements_symbolic(model: DistributionModel) -> Symbolic:
+        return model
 
 
 # ---------------------------------------------------------------- proofs
@@ -281,8 +275,9 @@ class StateCex:
 
     players: int
     tableaux: list[list[str]]  # species by slot
-    hands: list[str | None]
-    piles: dict[str, list[str]]  # bottom first; the last is the top
+    hands: list[list[str]]  # species held, in the order drawn
+    piles: dict[str, list[str]]  # per declared pile, bottom first; the last is the top
+    box: list[str]  # out of play
     engine: dict[str, Any]  # active, phase ... as far as the invariant reads them
     scalars: dict[str, Any]  # state variables the invariant reads
     per_player: dict[str, list[Any]]
@@ -303,27 +298,24 @@ class Outcome:
 def referenced_defines(rules: Ruleset, inv: s.InvariantDecl) -> list[str]:
     """Definitions an invariant reads, directly or through other definitions, in declaration order."""
     seen: set[str] = set()
-    stack: list[object] = [inv.holds, *([inv.when] if inv.when is not None else [])]
+    stack: list[s.Expr] = [inv.holds, *([inv.when] if inv.when is not None else [])]
     while stack:
         node = stack.pop()
-        if isinstance(node, (s.Name, s.Call)):
-            name = node.name if isinstance(node, s.Name) else node.func
+        for name in free_names(node) | called(node):
             if name in rules.defines and name not in seen:
                 seen.add(name)
                 stack.append(rules.defines[name].body)
-        if isinstance(node, s.Expr):
-            for value in vars(node).values():
-                stack.extend(value if isinstance(value, tuple) else [value])
     return [d for d in rules.defines if d in seen]
 
 
 def claim(tr: Translator, inv: s.InvariantDecl) -> Z:
-    """`when` implies `holds`, and every table the engine would look up has its row."""
+    """`when` implies `holds`, and everything the engine needs to evaluate them (a table's row, a
+    divisor other than zero) is there."""
     start = len(tr.obligations)
-    when = tr.boolean(inv.when, {}) if inv.when is not None else z3.BoolVal(True)
+    when = tr.boolean(inv.when) if inv.when is not None else TRUE
     when_needs = [o.holds for o in tr.obligations[start:]]
     middle = len(tr.obligations)
-    holds = tr.boolean(inv.holds, {})
+    holds = tr.boolean(inv.holds)
     holds_needs = [o.holds for o in tr.obligations[middle:]]
     return z3.And(*when_needs, z3.Implies(when, z3.And(*holds_needs, holds)))
 
@@ -331,7 +323,7 @@ def claim(tr: Translator, inv: s.InvariantDecl) -> Z:
 def prove_state(rules: Ruleset, inv: s.InvariantDecl, players: int, timeout_ms: int = 10_000) -> Outcome:
     start = time.perf_counter()
     model = DistributionModel(rules, players)
-    tr = Translator(rules, model, players)
+    tr = Translator(rules, model)
     try:
         goal = claim(tr, inv)
     except Unsupported as err:
@@ -348,7 +340,7 @@ def prove_state(rules: Ruleset, inv: s.InvariantDecl, players: int, timeout_ms: 
         return Outcome("unknown", time.perf_counter() - start, f"Z3: {solver.reason_unknown()}", reads=reads)
     # Solve once more with the definitions shown in the table, so that whatever they read
     # (a variable the invariant itself does not read) belongs to the same model.
-    display = _display_terms(rules, inv, tr, model)
+    display = _display_terms(rules, inv, tr, model.n)
     solver.add(*model.constraints)
     if solver.check() != z3.sat:
         return Outcome("unknown", time.perf_counter() - start, "Z3 lost the counterexample", reads=reads)
@@ -359,12 +351,12 @@ def prove_state(rules: Ruleset, inv: s.InvariantDecl, players: int, timeout_ms: 
 def small_model(solver: Any, model: DistributionModel) -> Any:
     """A counterexample with few cards on the table, none in hand and, when the invariant allows,
     every other card in the box: easier to read and to replay. Keeps Z3's first model otherwise."""
-    piles_empty = [c == 0 for name in PILES for c in model.piles[name]]
+    piles_empty = [c == 0 for counts in model.piles.values() for c in counts]
+    hands_empty = [h == NONE_ID for hand in model.hands for h in hand]
     for bound in (1, 2, 3, 5, 8):
-        for extra in (piles_empty, []):
+        for extra in ([*piles_empty, *hands_empty], hands_empty, piles_empty, []):
             solver.push()
             solver.add(*(z3.Sum(*row) <= bound for row in model.tableau), *extra)
-            solver.add(*(h == NONE_ID for h in model.hands))
             chosen = solver.model() if solver.check() == z3.sat else None
             solver.pop()
             if chosen is not None:
@@ -376,7 +368,7 @@ def small_model(solver: Any, model: DistributionModel) -> Any:
 Display = tuple[dict[str, list[SVal]], dict[str, SVal]]
 
 
-def _display_terms(rules: Ruleset, inv: s.InvariantDecl, tr: Translator, model: DistributionModel) -> Display:
+def _display_terms(rules: Ruleset, inv: s.InvariantDecl, tr: Translator, n: int) -> Display:
     """Per-player definitions and the invariant's own definitions, translated before solving
     so that the symbols they read are part of the solved state."""
     keep = len(tr.obligations)
@@ -384,7 +376,7 @@ def _display_terms(rules: Ruleset, inv: s.InvariantDecl, tr: Translator, model: 
     for d in rules.defines.values():
         if d.formals is not None and len(d.formals) == 1 and d.formals[0].type == "player":
             try:
-                columns[d.name] = [tr.define(d.name, [PlayerV(z3.IntVal(p))], d.pos) for p in range(model.n)]
+                columns[d.name] = [tr.define(d.name, [PlayerV(z3.IntVal(p))], d.pos) for p in range(n)]
             except Unsupported:
                 continue
     consts: dict[str, SVal] = {}
@@ -403,17 +395,19 @@ def py_value(m: Any, v: SVal, species: list[Species]) -> Any:
     def ev(term: Z) -> Any:
         return m.eval(term, model_completion=True)
 
-    if isinstance(v, BoolV):
-        return z3.is_true(ev(v.term))
-    if isinstance(v, (IntV, StrV)):
+    if isinstance(v, (IntV, StrV, BoolV)):
         if z3.is_true(ev(v.none)):
             return None
+        if isinstance(v, BoolV):
+            return z3.is_true(ev(v.term))
         return ev(v.term).as_long() if isinstance(v, IntV) else ev(v.term).as_string()
     if isinstance(v, (PlayerV, CardV)):
         k = ev(v.term).as_long()
         if k == NONE_ID:
             return None
         return species[k].name if isinstance(v, CardV) else k
+    if isinstance(v, ListV):
+        return [py_value(m, x, species) for x, present in v.items if z3.is_true(ev(present))]
     return None
 
 
@@ -432,17 +426,22 @@ def read_cex(m: Any, model: DistributionModel, tr: Translator, display: Display)
                 cards.append(sp[t].name)
         return cards
 
+    def value(v: SVal) -> Any:
+        return py_value(m, v, sp)
+
     columns, consts = display
     broken = [o.broken for o in tr.obligations if not z3.is_true(m.eval(o.holds, model_completion=True))]
     return StateCex(
         players=model.n,
         tableaux=[spread(row) for row in model.tableau],
-        hands=[py_value(m, CardV(h), sp) for h in model.hands],
-        piles={name: spread(model.piles[name], model.tops.get(name)) for name in PLACES},
-        engine={k: py_value(m, v, sp) for k, v in model.engine_names.items()},
-        scalars={k: py_value(m, v, sp) for k, v in model.scalars.items()},
-        per_player={k: [py_value(m, x, sp) for x in vs] for k, vs in model.per_player.items()},
-        columns={k: [py_value(m, x, sp) for x in vs] for k, vs in columns.items()},
-        defines={k: py_value(m, v, sp) for k, v in consts.items()},
+        hands=[[sp[k].name for h in hand if (k := count(h)) != NONE_ID] for hand in model.hands],
+        piles={name: spread(counts, model.tops.get(name)) for name, counts in model.piles.items()},
+        box=spread(model.box),
+        engine={k: value(v) for k, v in model.engine_names.items()},
+        scalars={k: value(v) for k, v in model.scalars.items()},
+        per_player={k: [value(x) for x in vs] for k, vs in model.per_player.items()},
+        columns={k: [value(x) for x in vs] for k, vs in columns.items()},
+        defines={k: value(v) for k, v in consts.items()},
         broken=sorted(set(broken)),
     )
+

@@ -1,49 +1,63 @@
-"""Placement invariants (those reading `places`), proved per transition rule with Z3.
+"""Placement invariants (those reading `places`), proved per transition with Z3.
 
-The distribution model of z3_state.py assumes what a placement invariant says:
-every card lies in exactly one place. So such an invariant is proved
-inductively instead: for every move, ability, routine and hook, from any state in
-which it holds, the rule's effects keep it.
+The distribution model of distribution.py assumes what a placement invariant
+says: every card lies in exactly one place. So such an invariant is proved
+inductively instead: for every move, ability, ability step, routine and hook,
+from any state in which it holds, the rule's effects keep it.
 
 The model follows one arbitrary card k. Its multiplicity in every place (each
-player's tableau and hand, each pile, the box) is a symbolic count; the
-invariant's expression is translated over these counts (`deck` is [k],
-`places(k)` their sum). The body is executed symbolically, statement by
-statement, as the engine's ops would run it:
+player's tableau and hand, each declared pile, the box) is a symbolic count; the
+invariant's expression is translated over these counts by `CardModel` (`deck`
+is [k], `places(k)` their sum). The body is executed symbolically, statement by
+statement, by what the statement registry (`language/statements.py`) declares
+about each statement's cards:
 
-- `move C to D` relocates k when C is k, neither is none, and D is a place; a D
-  that is not a place (a number, a player ...) would leave k nowhere;
-- `draw into D` relocates k when k is the top of the draw pile;
-- `shuffle ...` gathers k into the draw pile when it lies in a source;
-- `run`, `start round`, the `draw_empty` hook, `for` over cards and `repeat` are
-  modular: their bodies are proved on their own, and the caller assumes the
-  invariant after them;
+- MOVE (`move C to D`) relocates k when C is k, neither is none, and D is a
+  place; a D that is not a place (a number, a player ...) would leave k nowhere;
+- SWAP (`swap A with B`) puts k on the other card's slot when exactly one of A
+  and B is k and neither is none: the two cards exchange places, so k still lies
+  in one place;
+- DRAW (`draw into D`) relocates k when k is the top of the draw pile;
+- SHUFFLE gathers k into the target pile when it lies in a source (`all_cards`:
+  wherever it lies; `except top`: unless it is that pile's top);
+- NEW_ROUND and RUNS (`start round`, `run`) and the `draw_empty` hook a draw may
+  run are modular: their bodies are proved on their own, and the caller assumes
+  the invariant after them; so are loops over anything but players (CONTAINS);
 - conditions of `if` are not interpreted: every branch counts (an over-
-  approximation, so a proof covers every path).
+  approximation, so a proof covers every path); NONE moves no card.
 
-Which card an expression denotes is symbolic too: `card_at(slot)` may be k only
-if k lies in that slot's tableau, `top(pile)` only if k lies in that pile, and so on.
+A relocation sets k's multiplicities to one in the destination, which is exact
+in the states a conservation invariant allows (k in exactly one place). A
+statement kind without an entry in the registry, or whose declared effect this
+prover cannot read from it, makes the proof `unknown`, never `proved`.
+
+Which card an expression denotes is symbolic too (`BodyModel`, the builtins'
+`Symbolic` protocol over typed values): `card_at(slot)` may be k only if k lies
+in that slot's tableau, `top(place)` only if k lies in that place, and so on.
 """
 
 from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 import z3  # type: ignore[import-untyped]
 
-from . import syntax as s
-from .builtins import SHUFFLE_SOURCES
-from .model import Ruleset
-from .state import PILES
-from .verify_text import stmt_text
-from .z3_expr import IntV, ListV, SVal, Translator, Unsupported, Z
-from .z3_state import Outcome
+from ..language import syntax as s
+from ..language.builtins import BUILTINS, ENGINE_NAMES, STATE_NAMES, Builtin, NotProvable, Symbolic
+from ..language.kinds import PARAM_KINDS, declared_kind
+from ..language.ruleset import ALL_CARDS, Ruleset, Species
+from ..language.statements import CardEffect, spec_of
+from ..language.text import stmt_text
+from ..language.walk import ExprVisitor, walk_expr
+from .distribution import Outcome
+from .translate import TRUE, IntV, ListV, SVal, SymbolicModel, Translator, Unsupported, Z, species_fact
 
-PARAM_SLOTS = ("slot", "own_slot", "free_slot")
+# The engine draws from the pile of this name (language/ruleset.py requires the rules to declare it).
+DRAW_PILE = "draw_pile"
 _fresh_ids = itertools.count()
 
 
@@ -57,15 +71,36 @@ def fresh_int(label: str) -> Z:
 
 def reads_places(inv: s.InvariantDecl) -> bool:
     """Whether an invariant is about card placement (it calls `places`)."""
-    stack: list[object] = [inv.holds, *([inv.when] if inv.when is not None else [])]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, s.Call) and node.func == "places":
-            return True
-        if isinstance(node, s.Expr):
-            for value in vars(node).values():
-                stack.extend(value if isinstance(value, tuple) else [value])
-    return False
+    exprs = [inv.holds, *([inv.when] if inv.when is not None else [])]
+    return any(isinstance(e, s.Call) and e.func == "places" for x in exprs for e in walk_expr(x))
+
+
+# ---------------------------------------------------------------- the card k in the invariant
+
+
+@dataclass(frozen=True)
+class KCardV(SVal):
+    """The card k in the placement invariant's expression."""
+
+
+class CardModel(SymbolicModel):
+    """`deck` is [k] and `places(k)` is k's total multiplicity; nothing else of the state exists."""
+
+    what = "card-conservation model"
+
+    def __init__(self, counts: list[Z]) -> None:
+        self.counts = counts
+
+    def missing(self, primitive: str, pos: s.Pos) -> Unsupported:
+        return Unsupported(pos, f"a placement invariant reads only places(card of the deck), not {primitive!r}")
+
+    def deck(self, pos: s.Pos) -> SVal:
+        return ListV(((KCardV(), TRUE),))
+
+    def places(self, card: SVal, pos: s.Pos) -> SVal:
+        if not isinstance(card, KCardV):
+            raise self.missing("places", pos)
+        return IntV(z3.Sum(*self.counts))
 
 
 # ---------------------------------------------------------------- typed values of a rule body
@@ -81,9 +116,9 @@ class TCard:
 class TPlace:
     index: Z  # the place's number in the model (for a slot: its owner's tableau)
     none: Z
-    is_place: Z  # false for a value of another type that may stand where a place is expected
+    is_place: Z  # false for a value of another kind that may stand where a place is expected
     slot: bool = False  # a slot (owner = index)
-    what: str = ""  # the type, when a value of another type may stand here
+    what: str = ""  # the kind, when a value of another kind may stand here
 
 
 @dataclass(frozen=True)
@@ -100,10 +135,15 @@ class TList:
 
 @dataclass(frozen=True)
 class TOther:
-    kind: str  # int, bool, str, list of card, list of slot ...
+    """A value whose content the proof does not follow: its kind of the builtin registry (int, bool,
+    str, list card, list slot), `none`, or two kinds an `if` may give."""
+
+    kind: str
 
 
 TVal = TCard | TPlace | TPlayer | TList | TOther
+Names = Mapping[str, TVal]
+NONE_VALUE = TOther("none")
 
 
 def a_type(v: TVal) -> str:
@@ -120,38 +160,245 @@ def type_name(v: TVal) -> str:
         return "player"
     if isinstance(v, TList):
         return "list of players"
-    return v.kind
+    return f"list of {v.kind.removeprefix('list ')}s" if v.kind.startswith("list ") else v.kind
 
 
-# ---------------------------------------------------------------- the generic card as a translator backend
+def _fact_kind(fact: str) -> str:
+    """The kind of a card fact, read off a blank species (a fact's kind does not depend on the deck)."""
+    value = species_fact(Species("", 0, 0, "", None), fact)
+    return "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else "str"
 
 
-@dataclass(frozen=True)
-class KCardV(SVal):
-    """The card k in the placement invariant's expression."""
+# ---------------------------------------------------------------- the builtins over typed values
 
 
-class KBackend:
-    """`deck` is [k] and `places(k)` is k's total multiplicity; nothing else of the state exists."""
+class BodyModel:
+    """The builtins' `Symbolic` protocol over the typed values of a rule body, at k's multiplicities `m`.
 
-    def __init__(self, counts: list[Z]) -> None:
-        self.counts = counts
+    Only what decides where k goes is followed: which card a value may be (and so whether it may
+    be k), which place, which player. Numbers, booleans and strings are opaque (`TOther`).
+    """
 
-    def global_name(self, name: str, pos: s.Pos) -> SVal | None:
-        if name == "deck":
-            return ListV(((KCardV(), z3.BoolVal(True)),))
-        return None
+    def __init__(self, prover: RuleProver, m: list[Z]) -> None:
+        self.p = prover
+        self.m = m
 
-    def variable(self, decl: s.VarDecl, index: SVal | None, pos: s.Pos) -> SVal:
-        raise Unsupported(pos, f"a placement invariant reads only card places, not {decl.name!r}")
+    # ------------------------------------------------------------ cards and places
+    def card_fact(self, card: TVal, fact: str, pos: s.Pos) -> TVal:
+        return TOther(_fact_kind(fact))
 
-    def call(self, func: str, args: list[SVal], pos: s.Pos) -> SVal:
-        if func == "places" and len(args) == 1 and isinstance(args[0], KCardV):
-            return IntV(z3.Sum(*self.counts))
-        raise Unsupported(pos, f"a placement invariant reads only places(card of the deck), not {func!r}")
+    def card_at(self, slot: TVal, pos: s.Pos) -> TVal:
+        return self.p.card_from("card_at", self.p.place_of_player(slot, 0, True), self.m)
 
-    def card_items(self, bag: Any) -> list[tuple[SVal, Z, Z]]:
-        raise Unsupported(s.NOWHERE, "a placement invariant iterates over the deck only")
+    def top(self, place: TVal, pos: s.Pos) -> TVal:
+        where = place if isinstance(place, TPlace) and not place.slot else as_place(NONE_VALUE)
+        return self.p.card_from("top", where, self.m)
+
+    def hand(self, player: TVal, pos: s.Pos) -> TVal:
+        return self.p.place_of_player(player, self.p.n, False)
+
+    def make_slot(self, player: TVal, number: TVal, pos: s.Pos) -> TVal:
+        return self.p.place_of_player(player, 0, True)
+
+    def added_slot(self, player: TVal, preferred: TVal, pos: s.Pos) -> TVal:
+        return self.p.place_of_player(player, 0, True)
+
+    def owner(self, slot: TVal, pos: s.Pos) -> TVal:
+        return self.p.player_arg(slot)
+
+    # ------------------------------------------------------------ players
+    def seats(self, player: TVal, include_self: bool, pos: s.Pos) -> TVal:
+        return TList(tuple((self.p.player("seat", False), fresh_bool("seated")) for _ in range(self.p.n)))
+
+    def players(self, pos: s.Pos) -> TVal:
+        return TList(tuple((TPlayer(z3.IntVal(q)), TRUE) for q in range(self.p.n)))
+
+    def state(self, name: str, kind: str, pos: s.Pos) -> TVal:
+        return self.p.typed(kind, name, True, self.m)
+
+    # ------------------------------------------------------------ opaque values
+    def cards(self, player: TVal, pos: s.Pos) -> TVal:
+        return TOther("list card")
+
+    def held(self, player: TVal, pos: s.Pos) -> TVal:
+        return TOther("list card")
+
+    def deck(self, pos: s.Pos) -> TVal:
+        return TOther("list card")
+
+    def slots(self, player: TVal, free: bool, pos: s.Pos) -> TVal:
+        return TOther("list slot")
+
+    def slot_no(self, slot: TVal, pos: s.Pos) -> TVal:
+        return TOther("int")
+
+    def size(self, value: TVal, pos: s.Pos) -> TVal:
+        return TOther("int")
+
+    def places(self, card: TVal, pos: s.Pos) -> TVal:
+        return TOther("int")
+
+    def player_count(self, pos: s.Pos) -> TVal:
+        return TOther("int")
+
+    def minmax(self, a: TVal, b: TVal, smaller: bool, pos: s.Pos) -> TVal:
+        return TOther("int")
+
+    def absolute(self, a: TVal, pos: s.Pos) -> TVal:
+        return TOther("int")
+
+    def occupied(self, slot: TVal, pos: s.Pos) -> TVal:
+        return TOther("bool")
+
+    def knows(self, player: TVal, card: TVal, pos: s.Pos) -> TVal:
+        return TOther("bool")
+
+    def marked(self, card: TVal, mark: TVal, pos: s.Pos) -> TVal:
+        return TOther("bool")
+
+    def protected(self, player: TVal, pos: s.Pos) -> TVal:
+        return TOther("bool")
+
+
+if TYPE_CHECKING:
+    def _implements_symbolic(model: BodyModel) -> Symbolic:
+        return model
+
+
+class BodyExprs(ExprVisitor[TVal, Names]):
+    """A rule body's expressions as typed values, at k's multiplicities `m`."""
+
+    def __init__(self, prover: RuleProver, m: list[Z]) -> None:
+        self.p = prover
+        self.rules = prover.rules
+        self.model = BodyModel(prover, m)
+        self.m = m
+
+    def lit(self, node: s.Lit, env: Names) -> TVal:
+        v = node.value
+        if v is None:
+            return NONE_VALUE
+        return TOther("bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "str")
+
+    def name(self, node: s.Name, env: Names) -> TVal:
+        name = node.name
+        if name in env:
+            return env[name]
+        if name in STATE_NAMES:
+            return self.builtin(STATE_NAMES[name], [], node.pos)
+        if name in self.p.pile_index:
+            return TPlace(z3.IntVal(self.p.pile_index[name]), z3.BoolVal(False), TRUE)
+        if name in ENGINE_NAMES:
+            raise Unsupported(node.pos, f"{name!r} is not bound here")
+        var = self.rules.variables.get(name)
+        if var is not None:
+            return self.p.typed(declared_kind(var.type), name, True, self.m)
+        define = self.rules.defines.get(name)
+        if define is not None:
+            return self.visit(define.body, {})
+        raise Unsupported(node.pos, f"unknown name {name!r}")
+
+    def call(self, node: s.Call, env: Names) -> TVal:
+        args = [self.visit(a, env) for a in node.args]
+        define = self.rules.defines.get(node.func)
+        if define is not None:
+            formals = define.formals or ()
+            return self.visit(define.body, {f.name: a for f, a in zip(formals, args, strict=False)})
+        builtin = BUILTINS.get(node.func)
+        if builtin is None:
+            raise Unsupported(node.pos, f"unknown function {node.func!r}")
+        return self.builtin(builtin, args, node.pos)
+
+    def builtin(self, builtin: Builtin, args: list[TVal], pos: s.Pos) -> TVal:
+        prove = builtin.prove
+        if isinstance(prove, NotProvable):
+            raise Unsupported(pos, f"{builtin.name!r} has no Z3 translation: {prove.reason}")
+        result = prove(self.model, pos, *args)
+        if not isinstance(result, TCard | TPlace | TPlayer | TList | TOther):
+            raise TypeError(f"the translation of {builtin.name!r} gave {result!r}, not a typed value")
+        return result
+
+    def index(self, node: s.Index, env: Names) -> TVal:
+        self.visit(node.index, env)
+        base = node.base
+        if isinstance(base, s.Name) and base.name not in env:
+            if base.name in self.rules.tables:
+                return TOther("int")
+            var = self.rules.variables.get(base.name)
+            if var is not None and var.per_player:
+                return self.p.typed(declared_kind(var.type), base.name, True, self.m)
+        raise Unsupported(node.pos, "indexing is supported for tables and per-player variables")
+
+    def unary(self, node: s.Unary, env: Names) -> TVal:
+        self.visit(node.operand, env)
+        return TOther("bool" if node.op == "not" else "int")
+
+    def binary(self, node: s.Binary, env: Names) -> TVal:
+        self.visit(node.left, env)
+        self.visit(node.right, env)
+        return TOther("bool" if node.op in _BOOL_OPS else "int")
+
+    def if_expr(self, node: s.IfExpr, env: Names) -> TVal:
+        self.visit(node.cond, env)
+        return merge(fresh_bool("if"), self.visit(node.then, env), self.visit(node.other, env))
+
+    def quant(self, node: s.Quant, env: Names) -> TVal:
+        body = self._bound(node.var, node.domain, node.body, env)[1]
+        if node.kind in ("all", "any"):
+            return TOther("bool")
+        return body if node.kind in ("most", "least") else TOther("int")
+
+    def first(self, node: s.First, env: Names) -> TVal:
+        item = self._bound(node.var, node.domain, node.cond, env)[0]
+        return self.p.card("first", None, self.m) if isinstance(item, TCard) else item
+
+    def filter(self, node: s.Filter, env: Names) -> TVal:
+        return self._bound(node.var, node.domain, node.cond, env)[2]
+
+    def _bound(self, var: str, domain_node: s.Expr, inner: s.Expr, env: Names) -> tuple[TVal, TVal, TVal]:
+        """(some item, the inner expression with it, the domain) of a quantifier, `first` or filter."""
+        domain = self.visit(domain_node, env)
+        item = self.p.element(domain, var, self.m, domain_node.pos)
+        return item, self.visit(inner, {**env, var: item}), domain
+
+
+_BOOL_OPS = {"and", "or", "==", "!=", "<", "<=", ">", ">=", "in"}
+
+
+def as_place(v: TVal) -> TPlace:
+    """Where a card would go: a place, none (the move is left out), or not a place at all."""
+    if isinstance(v, TPlace):
+        return v
+    if isinstance(v, TOther) and v.kind == "none":
+        return TPlace(z3.IntVal(-1), TRUE, TRUE)
+    return TPlace(z3.IntVal(-1), z3.BoolVal(False), z3.BoolVal(False))
+
+
+def _is_none(v: TVal) -> bool:
+    return isinstance(v, TOther) and v.kind == "none"
+
+
+def merge(cond: Z, a: TVal, b: TVal) -> TVal:
+    """`if cond then a else b` over typed values: a union of what either may be."""
+    if _is_none(a) and _is_none(b):
+        return a
+    if _is_none(a):
+        return merge(z3.Not(cond), b, a)
+    if isinstance(a, TCard) and (_is_none(b) or isinstance(b, TCard)):
+        bk, bn = (b.is_k, b.none) if isinstance(b, TCard) else (z3.BoolVal(False), TRUE)
+        return TCard(z3.If(cond, a.is_k, bk), z3.If(cond, a.none, bn))
+    if isinstance(a, TPlayer) and (_is_none(b) or isinstance(b, TPlayer)):
+        return TPlayer(z3.If(cond, a.term, b.term if isinstance(b, TPlayer) else -1))
+    if isinstance(a, TPlace) or isinstance(b, TPlace):
+        pa, pb = as_place(a), as_place(b)
+        what = "" if isinstance(a, TPlace) and isinstance(b, TPlace) else f"{type_name(a)} or {type_name(b)}"
+        return TPlace(z3.If(cond, pa.index, pb.index), z3.If(cond, pa.none, pb.none),
+                      z3.If(cond, pa.is_place, pb.is_place), slot=pa.slot and pb.slot, what=what)
+    if isinstance(a, TOther) and isinstance(b, TOther) and a.kind == b.kind:
+        return a
+    if isinstance(a, TList) and isinstance(b, TList):
+        return a
+    return TOther(f"{type_name(a)} or {type_name(b)}")
 
 
 # ---------------------------------------------------------------- symbolic execution
@@ -168,7 +415,7 @@ class Loss:
 
 
 @dataclass
-class Run:
+class Collected:
     """Everything one rule's proof collects."""
 
     constraints: list[Z] = field(default_factory=list)
@@ -186,10 +433,10 @@ class RuleProver:
         self.rules = rules
         self.inv = inv
         self.n = players
-        self.pile_index = {name: 2 * players + i for i, name in enumerate(PILES)}
-        self.box = 2 * players + len(PILES)
+        self.pile_index = {name: 2 * players + i for i, name in enumerate(rules.piles)}
+        self.box = 2 * players + len(rules.piles)
         self.size = self.box + 1
-        self.run = Run()
+        self.run = Collected()
         self.before: list[Z] = []
 
     # ------------------------------------------------------------ places
@@ -205,9 +452,9 @@ class RuleProver:
 
     def holds(self, counts: list[Z]) -> Z:
         """The invariant's expression over k's multiplicities."""
-        tr = Translator(self.rules, KBackend(counts), self.n)
-        when = tr.boolean(self.inv.when, {}) if self.inv.when is not None else z3.BoolVal(True)
-        return z3.Implies(when, tr.boolean(self.inv.holds, {}))
+        tr = Translator(self.rules, CardModel(counts))
+        when = tr.boolean(self.inv.when) if self.inv.when is not None else TRUE
+        return z3.Implies(when, tr.boolean(self.inv.holds))
 
     def havoc(self, label: str) -> list[Z]:
         """k's places after a part proved on its own: anything that keeps the invariant."""
@@ -219,9 +466,16 @@ class RuleProver:
     def onehot(self, index: Z) -> list[Z]:
         return [z3.If(index == i, 1, 0) for i in range(self.size)]
 
+    def zeros(self) -> list[Z]:
+        return [z3.IntVal(0) for _ in range(self.size)]
+
     @staticmethod
     def choose(cond: Z, a: list[Z], b: list[Z]) -> list[Z]:
         return [z3.If(cond, x, y) for x, y in zip(a, b, strict=True)]
+
+    def relocate(self, moved: Z, where: TPlace, m: list[Z]) -> list[Z]:
+        """k goes to `where` when `moved`; to no place at all if `where` is no place."""
+        return self.choose(moved, self.choose(where.is_place, self.onehot(where.index), self.zeros()), m)
 
     # ------------------------------------------------------------ values
     def player(self, label: str, may_be_none: bool) -> TPlayer:
@@ -238,143 +492,30 @@ class RuleProver:
                                                                       for i, c in enumerate(m)))))
         return TCard(is_k, none)
 
-    def typed(self, vtype: str, label: str, may_be_none: bool, m: list[Z]) -> TVal:
-        """A value of a declared type (a variable, a parameter, a routine's formal)."""
-        if vtype in PARAM_SLOTS:
+    def typed(self, kind: str, label: str, may_be_none: bool, m: list[Z]) -> TVal:
+        """A value of a kind of the registry (a variable, a parameter, a formal, a state name)."""
+        if kind == "slot":
             owner = self.player(label, False)
             none = fresh_bool(label + "_none") if may_be_none else z3.BoolVal(False)
-            return TPlace(owner.term, none, z3.BoolVal(True), slot=True)
-        if vtype == "player":
+            return TPlace(owner.term, none, TRUE, slot=True)
+        if kind == "player":
             return self.player(label, may_be_none)
-        if vtype == "card":
+        if kind == "card":
             return self.card(label, None, m)
-        if vtype in ("players", "cards"):
-            # A declared list (of players, say a routine's `leaders: list`): any subset of the seats.
+        if kind == "list player":
+            # A list of players (say a routine's `leaders: players`): any subset of the seats.
             return TList(tuple((self.player(label, False), fresh_bool(label + "_in")) for _ in range(self.n)))
-        return TOther(vtype)
-
-    # ------------------------------------------------------------ expressions
-    def expr(self, node: s.Expr, env: Env, m: list[Z]) -> TVal:
-        if isinstance(node, s.Lit):
-            v = node.value
-            if v is None:
-                return TOther("none")
-            return TOther("bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "str")
-        if isinstance(node, s.Name):
-            return self._name(node, env, m)
-        if isinstance(node, s.Call):
-            return self._call(node, env, m)
-        if isinstance(node, s.Index):
-            return self._index(node, env, m)
-        if isinstance(node, s.Unary):
-            self.expr(node.operand, env, m)
-            return TOther("bool" if node.op == "not" else "int")
-        if isinstance(node, s.Binary):
-            self.expr(node.left, env, m)
-            self.expr(node.right, env, m)
-            return TOther("bool" if node.op in _BOOL_OPS else "int")
-        if isinstance(node, s.IfExpr):
-            self.expr(node.cond, env, m)
-            return self.merge(fresh_bool("if"), self.expr(node.then, env, m), self.expr(node.other, env, m), node.pos)
-        if isinstance(node, (s.Quant, s.First, s.Filter)):
-            return self._over(node, env, m)
-        raise Unsupported(node.pos, f"no model for {type(node).__name__}")
-
-    def _over(self, node: s.Quant | s.First | s.Filter, env: Env, m: list[Z]) -> TVal:
-        domain = self.expr(node.domain, env, m)
-        item = self.element(domain, node.var, m, node.pos)
-        inner = node.body if isinstance(node, s.Quant) else node.cond
-        self.expr(inner, {**env, node.var: item}, m)
-        if isinstance(node, s.Quant):
-            return TOther("bool" if node.kind in ("all", "any") else "int")
-        if isinstance(node, s.Filter):
-            return domain
-        if isinstance(item, TCard):
-            return self.card("first", None, m)
-        return item
+        return TOther(kind)
 
     def element(self, domain: TVal, var: str, m: list[Z], pos: s.Pos) -> TVal:
         """Some item of a list (or none)."""
         if isinstance(domain, TList):
             return self.player(var, True)
-        if isinstance(domain, TOther) and domain.kind.startswith("list of "):
-            return self.typed(domain.kind.removeprefix("list of "), var, True, m)
-        if isinstance(domain, TOther) and domain.kind == "none":
-            return TOther("none")
+        if isinstance(domain, TOther) and domain.kind.startswith("list "):
+            return self.typed(domain.kind.removeprefix("list "), var, True, m)
+        if _is_none(domain):
+            return NONE_VALUE
         raise Unsupported(pos, f"iterates over {a_type(domain)}")
-
-    def merge(self, cond: Z, a: TVal, b: TVal, pos: s.Pos) -> TVal:
-        if isinstance(a, TOther) and a.kind == "none":
-            return self.merge(z3.Not(cond), b, a, pos) if not (isinstance(b, TOther) and b.kind == "none") else a
-        none_b = isinstance(b, TOther) and b.kind == "none"
-        if isinstance(a, TCard) and (none_b or isinstance(b, TCard)):
-            bk, bn = (z3.BoolVal(False), z3.BoolVal(True)) if none_b else (b.is_k, b.none)  # type: ignore[union-attr]
-            return TCard(z3.If(cond, a.is_k, bk), z3.If(cond, a.none, bn))
-        if isinstance(a, TPlayer) and (none_b or isinstance(b, TPlayer)):
-            return TPlayer(z3.If(cond, a.term, -1 if none_b else b.term))  # type: ignore[union-attr]
-        if isinstance(a, TPlace) or isinstance(b, TPlace):
-            pa, pb = self.as_place(a), self.as_place(b)
-            what = "" if isinstance(a, TPlace) and isinstance(b, TPlace) else f"{type_name(a)} or {type_name(b)}"
-            return TPlace(z3.If(cond, pa.index, pb.index), z3.If(cond, pa.none, pb.none),
-                          z3.If(cond, pa.is_place, pb.is_place), slot=pa.slot and pb.slot, what=what)
-        if isinstance(a, TOther) and isinstance(b, TOther) and a.kind == b.kind:
-            return a
-        if isinstance(a, TList) and isinstance(b, TList):
-            return a
-        return TOther(f"{type_name(a)} or {type_name(b)}")
-
-    @staticmethod
-    def as_place(v: TVal) -> TPlace:
-        """Where a card would go: a place, none (the move is left out), or not a place at all."""
-        if isinstance(v, TPlace):
-            return v
-        if isinstance(v, TOther) and v.kind == "none":
-            return TPlace(z3.IntVal(-1), z3.BoolVal(True), z3.BoolVal(True))
-        return TPlace(z3.IntVal(-1), z3.BoolVal(False), z3.BoolVal(False))
-
-    def _name(self, node: s.Name, env: Env, m: list[Z]) -> TVal:
-        name = node.name
-        if name in env:
-            return env[name]
-        if name in self.pile_index:
-            return TPlace(z3.IntVal(self.pile_index[name]), z3.BoolVal(False), z3.BoolVal(True))
-        if name in _ENGINE_NAMES:
-            kind = _ENGINE_NAMES[name]
-            if kind == "players":
-                return TList(tuple((TPlayer(z3.IntVal(p)), z3.BoolVal(True)) for p in range(self.n)))
-            if kind == "window_players":
-                return TList(tuple((TPlayer(z3.IntVal(p)), fresh_bool("window_for")) for p in range(self.n)))
-            return self.typed(kind, name, name != "active", m)
-        var = self.rules.variables.get(name)
-        if var is not None:
-            return self.typed(var.type, name, True, m)
-        define = self.rules.defines.get(name)
-        if define is not None:
-            return self.expr(define.body, {}, m)
-        raise Unsupported(node.pos, f"unknown name {name!r}")
-
-    def _index(self, node: s.Index, env: Env, m: list[Z]) -> TVal:
-        self.expr(node.index, env, m)
-        base = node.base
-        if isinstance(base, s.Name) and base.name not in env:
-            if base.name in self.rules.tables:
-                return TOther("int")
-            var = self.rules.variables.get(base.name)
-            if var is not None and var.per_player:
-                return self.typed(var.type, base.name, True, m)
-        raise Unsupported(node.pos, "indexing is supported for tables and per-player variables")
-
-    def _call(self, node: s.Call, env: Env, m: list[Z]) -> TVal:
-        args = [self.expr(a, env, m) for a in node.args]
-        define = self.rules.defines.get(node.func)
-        if define is not None:
-            formals = define.formals or ()
-            inner = {f.name: a for f, a in zip(formals, args, strict=False)}
-            return self.expr(define.body, inner, m)
-        maker = _CALLS.get(node.func)
-        if maker is None:
-            raise Unsupported(node.pos, f"no model for the primitive {node.func!r}")
-        return maker(self, args, m)
 
     def player_arg(self, v: TVal) -> TPlayer:
         if isinstance(v, TPlayer):
@@ -384,78 +525,111 @@ class RuleProver:
         return TPlayer(z3.IntVal(-1))
 
     def place_of_player(self, v: TVal, offset: int, slot: bool) -> TPlace:
+        """The player's tableau (offset 0) or hand (offset n); a slot stands for its owner's tableau."""
         p = self.player_arg(v)
-        return TPlace(p.term + offset, p.term == -1, z3.BoolVal(True), slot=slot)
+        return TPlace(p.term + offset, p.term == -1, TRUE, slot=slot)
 
     def card_from(self, label: str, where: TPlace, m: list[Z]) -> TCard:
         c = self.card(label, where.index, m)
         self.run.constraints.append(z3.Implies(z3.Or(where.none, z3.Not(where.is_place)), z3.Not(c.is_k)))
         return c
 
+    def expr(self, node: s.Expr, env: Names, m: list[Z]) -> TVal:
+        return BodyExprs(self, m).visit(node, env)
+
     # ------------------------------------------------------------ statements
     def block(self, stmts: tuple[s.Stmt, ...], env: Env, path: Z, m: list[Z]) -> list[Z]:
-        env = dict(env)
+        env = dict(env)  # names bound in a block end with it
         for stmt in stmts:
             m = self.stmt(stmt, env, path, m)
         return m
 
     def stmt(self, node: s.Stmt, env: Env, path: Z, m: list[Z]) -> list[Z]:
-        if isinstance(node, s.Let):
-            env[node.name] = self.expr(node.value, env, m)
-            return m
-        if isinstance(node, s.MoveCard):
-            return self._move(node, env, path, m)
-        if isinstance(node, s.Draw):
-            return self._draw(node, env, path, m)
-        if isinstance(node, s.Shuffle):
-            return self._shuffle(node, path, m)
-        if isinstance(node, s.IfStmt):
-            self.expr(node.cond, env, m)
-            cond = fresh_bool("branch")
-            then = self.block(node.then, env, z3.And(path, cond), m)
-            other = self.block(node.other, env, z3.And(path, z3.Not(cond)), m)
-            return self.choose(cond, then, other)
-        if isinstance(node, s.ForEach):
-            return self._for(node, env, path, m)
-        if isinstance(node, s.Repeat):
-            self.expr(node.count, env, m)
-            return self._modular_loop(node.body, env, path, m)
-        if isinstance(node, s.Run):
-            return self._run(node, env, path, m)
-        if isinstance(node, s.StartRound):
-            return self.choose(path, self.havoc("round_start"), m)
-        if isinstance(node, s.Pick):
-            env[node.name] = self.element(self.expr(node.domain, env, m), node.name, m, node.pos)
-            return m
-        for value in vars(node).values():
-            if isinstance(value, s.Expr):
-                self.expr(value, env, m)
-        return m
+        """k's places after the statement, by the card effect the statement registry declares for it."""
+        try:
+            effect = spec_of(node).effect
+        except KeyError as err:
+            raise Unsupported(node.pos, f"{err.args[0]}: its effect on cards is unknown") from None
+        match effect:
+            case CardEffect.NONE:
+                return self._no_move(node, env, m)
+            case CardEffect.MOVE:
+                return self._move(node, env, path, m)
+            case CardEffect.SWAP:
+                return self._swap(node, env, path, m)
+            case CardEffect.DRAW:
+                return self._draw(node, env, path, m)
+            case CardEffect.SHUFFLE:
+                return self._shuffle(node, path, m)
+            case CardEffect.NEW_ROUND:
+                return self._new_round(node, path, m)
+            case CardEffect.RUNS:
+                return self._run(node, env, path, m)
+            case CardEffect.CONTAINS:
+                return self._contains(node, env, path, m)
+            case _:
+                assert_never(effect)
+
+    @staticmethod
+    def _unmodelled(node: s.Stmt, effect: CardEffect) -> Unsupported:
+        return Unsupported(node.pos, f"{type(node).__name__} is declared to {effect.name.lower()} cards "
+                           f"({effect.value}), which the card-conservation proof cannot read from it")
 
     def _lose(self, when: Z, node: s.Stmt, why: str) -> None:
         self.run.losses.append(Loss(when, node.pos, stmt_text(node), why))
 
-    def _move(self, node: s.MoveCard, env: Env, path: Z, m: list[Z]) -> list[Z]:
+    def _no_move(self, node: s.Stmt, env: Env, m: list[Z]) -> list[Z]:
+        """No card moves; only the names a statement binds matter to what follows."""
+        match node:
+            case s.Let():
+                env[node.name] = self.expr(node.value, env, m)
+            case s.Pick():
+                env[node.name] = self.element(self.expr(node.domain, env, m), node.name, m, node.pos)
+            case _:
+                pass
+        return m
+
+    def _move(self, node: s.Stmt, env: Env, path: Z, m: list[Z]) -> list[Z]:
+        if not isinstance(node, s.MoveCard):
+            raise self._unmodelled(node, CardEffect.MOVE)
         card = self.expr(node.card, env, m)
         dest = self.expr(node.to, env, m)
-        where = self.as_place(dest)
+        where = as_place(dest)
         if not isinstance(card, TCard):
-            if not (isinstance(card, TOther) and card.kind == "none"):
-                self._lose(path, node, f"moves {a_type(card)}, not a card: the engine would take "
-                           "whichever card bears that number")
+            self._not_a_card(path, node, "moves", card)
             return m
         moved = z3.And(path, card.is_k, z3.Not(where.none))
         self._lose(z3.And(moved, z3.Not(where.is_place)), node,
-                   f"the destination is {a_type(dest)}, not a place: the card leaves its place for none")
-        return self.choose(moved, self.choose(where.is_place, self.onehot(where.index), self.zeros()), m)
+                   f"the destination is {a_type(dest)}, not a place: the card can go to no place "
+                   "(the engine stops the rule there)")
+        return self.relocate(moved, where, m)
 
-    def zeros(self) -> list[Z]:
-        return [z3.IntVal(0) for _ in range(self.size)]
+    def _not_a_card(self, path: Z, node: s.Stmt, verb: str, value: TVal) -> None:
+        if not _is_none(value):
+            self._lose(path, node, f"{verb} {a_type(value)}, not a card: the engine would take "
+                       "whichever card bears that number")
 
-    def _draw(self, node: s.Draw, env: Env, path: Z, m: list[Z]) -> list[Z]:
+    def _swap(self, node: s.Stmt, env: Env, path: Z, m: list[Z]) -> list[Z]:
+        if not isinstance(node, s.Swap):
+            raise self._unmodelled(node, CardEffect.SWAP)
+        first, second = self.expr(node.first, env, m), self.expr(node.second, env, m)
+        for value in (first, second):
+            if not isinstance(value, TCard):
+                self._not_a_card(path, node, "swaps", value)
+        if not isinstance(first, TCard) or not isinstance(second, TCard):
+            return m  # none swaps nothing
+        # The engine swaps cards lying on slots only: k takes the other card's slot, in some tableau.
+        swapped = z3.And(path, z3.Xor(first.is_k, second.is_k), z3.Not(first.none), z3.Not(second.none))
+        tableau = fresh_int("swap_to")
+        self.run.constraints.append(z3.And(tableau >= 0, tableau < self.n))
+        return self.choose(swapped, self.onehot(tableau), m)
+
+    def _draw(self, node: s.Stmt, env: Env, path: Z, m: list[Z]) -> list[Z]:
+        if not isinstance(node, s.Draw):
+            raise self._unmodelled(node, CardEffect.DRAW)
         dest = self.expr(node.into, env, m)
-        where = self.as_place(dest)
-        draw = self.pile_index["draw_pile"]
+        where = as_place(dest)
+        draw = self.pile_index[DRAW_PILE]
         # An empty draw pile first hands over to the draw_empty hook (proved on its own).
         empty = fresh_bool("draw_empty")
         self.run.constraints.append(z3.Implies(m[draw] >= 1, z3.Not(empty)))
@@ -465,26 +639,59 @@ class RuleProver:
         self.run.constraints.append(z3.Implies(m[draw] >= 1, got))
         moved = z3.And(path, drawn_k, z3.Not(where.none))
         self._lose(z3.And(moved, z3.Not(where.is_place)), node,
-                   f"draws into {a_type(dest)}, not a place: the drawn card leaves the draw pile for none")
+                   f"draws into {a_type(dest)}, not a place: the drawn card can go to no place "
+                   "(the engine stops the rule there)")
         if node.bind:
             env[node.bind] = TCard(z3.And(drawn_k, z3.Not(where.none)), z3.Or(z3.Not(got), where.none))
-        return self.choose(moved, self.choose(where.is_place, self.onehot(where.index), self.zeros()), m)
+        return self.relocate(moved, where, m)
 
-    def _shuffle(self, node: s.Shuffle, path: Z, m: list[Z]) -> list[Z]:
-        draw = self.onehot(z3.IntVal(self.pile_index["draw_pile"]))
-        if node.into != "draw_pile":
-            raise Unsupported(node.pos, "cards are shuffled into the draw_pile only")
+    def _shuffle(self, node: s.Stmt, path: Z, m: list[Z]) -> list[Z]:
+        if not isinstance(node, s.Shuffle) or node.into not in self.pile_index:
+            raise self._unmodelled(node, CardEffect.SHUFFLE)
+        gathered: list[Z] = []
         for source in node.sources:
-            if source not in SHUFFLE_SOURCES:
-                raise Unsupported(node.pos, f"unknown shuffle source {source!r}")
-            if source == "all_cards":
-                gathered: Z = z3.BoolVal(True)
-            elif source == "discard_below_top":
-                gathered = z3.And(m[self.pile_index["discard_pile"]] >= 1, z3.Not(fresh_bool("k_on_top")))
-            else:
-                gathered = m[self.pile_index[source]] >= 1
-            m = self.choose(z3.And(path, gathered), draw, m)
-        return m
+            if source.pile == ALL_CARDS:
+                gathered.append(TRUE)
+                continue
+            if source.pile not in self.pile_index:
+                raise Unsupported(node.pos, f"unknown shuffle source {source.pile!r}")
+            there = m[self.pile_index[source.pile]] >= 1
+            # A source's top card stays: k is gathered unless it is that top (which the model leaves open).
+            gathered.append(z3.And(there, z3.Not(fresh_bool("k_on_top"))) if source.except_top else there)
+        into = self.onehot(z3.IntVal(self.pile_index[node.into]))
+        return self.choose(z3.And(path, z3.Or(False, *gathered)), into, m)
+
+    def _new_round(self, node: s.Stmt, path: Z, m: list[Z]) -> list[Z]:
+        if not isinstance(node, s.StartRound):
+            raise self._unmodelled(node, CardEffect.NEW_ROUND)
+        return self.choose(path, self.havoc("round_start"), m)
+
+    def _run(self, node: s.Stmt, env: Env, path: Z, m: list[Z]) -> list[Z]:
+        if not isinstance(node, s.Run):
+            raise self._unmodelled(node, CardEffect.RUNS)
+        routine = self.rules.routines.get(node.routine)
+        if routine is None:
+            raise Unsupported(node.pos, f"unknown routine {node.routine!r}")
+        for formal, arg in zip(routine.formals, node.args, strict=False):
+            got = self.expr(arg, env, m)
+            if not _fits(formal.type, got):
+                self._lose(path, node, f"passes {a_type(got)} for {formal.name}: {formal.type}; the "
+                           f"routine's proof assumes a {formal.type}")
+        return self.choose(path, self.havoc(f"run_{node.routine}"), m)
+
+    def _contains(self, node: s.Stmt, env: Env, path: Z, m: list[Z]) -> list[Z]:
+        match node:
+            case s.IfStmt():
+                cond = fresh_bool("branch")
+                then = self.block(node.then, env, z3.And(path, cond), m)
+                other = self.block(node.other, env, z3.And(path, z3.Not(cond)), m)
+                return self.choose(cond, then, other)
+            case s.ForEach():
+                return self._for(node, env, path, m)
+            case s.Repeat():
+                return self._modular_loop(node.body, env, path, m)
+            case _:
+                raise self._unmodelled(node, CardEffect.CONTAINS)
 
     def _for(self, node: s.ForEach, env: Env, path: Z, m: list[Z]) -> list[Z]:
         domain = self.expr(node.domain, env, m)
@@ -503,63 +710,21 @@ class RuleProver:
         self.run.goals.append((z3.Implies(path, self.holds(end)), "a loop round"))
         return self.choose(path, self.havoc("after_loop"), m)
 
-    def _run(self, node: s.Run, env: Env, path: Z, m: list[Z]) -> list[Z]:
-        routine = self.rules.routines.get(node.routine)
-        if routine is None:
-            raise Unsupported(node.pos, f"unknown routine {node.routine!r}")
-        for formal, arg in zip(routine.formals, node.args, strict=False):
-            got = self.expr(arg, env, m)
-            if not _fits(formal.type, got):
-                self._lose(path, node, f"passes {a_type(got)} for {formal.name}: {formal.type}; the "
-                           f"routine's proof assumes a {formal.type}")
-        return self.choose(path, self.havoc(f"run_{node.routine}"), m)
 
-
-_BOOL_OPS = {"and", "or", "==", "!=", "<", "<=", ">", ">=", "in"}
-
-# The engine's names (builtins.GLOBALS) that a rule body may read, by type.
-_ENGINE_NAMES = {"players": "players", "window_players": "window_players", "active": "player",
-                 "player_count": "int", "phase": "str", "round": "int", "turn": "int",
-                 "window_ref": "card", "window_kind": "str", "window_used": "bool"}
-
-
-def _fits(formal: str, got: TVal) -> bool:
-    if isinstance(got, TOther) and got.kind == "none":
+def _fits(formal_type: str, got: TVal) -> bool:
+    """Whether a routine's argument is of its formal's kind (none fits any)."""
+    if _is_none(got):
         return True
-    if formal in PARAM_SLOTS:
+    wanted = declared_kind(formal_type)
+    if wanted == "slot":
         return isinstance(got, TPlace) and got.slot
-    if formal == "player":
+    if wanted == "player":
         return isinstance(got, TPlayer)
-    if formal == "card":
+    if wanted == "card":
         return isinstance(got, TCard)
-    if formal in ("players", "cards"):
+    if wanted == "list player":
         return isinstance(got, TList)
-    return isinstance(got, TOther) and got.kind == formal
-
-
-def _seats(p: RuleProver, args: list[TVal], m: list[Z]) -> TVal:
-    p.player_arg(args[0])
-    return TList(tuple((p.player("seat", False), fresh_bool("seated")) for _ in range(p.n)))
-
-
-_Maker = Callable[[RuleProver, list[TVal], list[Z]], TVal]
-_CALLS: dict[str, _Maker] = {
-    "card_at": lambda p, a, m: p.card_from("card_at", p.place_of_player(a[0], 0, True), m),
-    "held": lambda p, a, m: p.card_from("held", p.place_of_player(a[0], p.n, False), m),
-    "top": lambda p, a, m: p.card_from("top", a[0] if isinstance(a[0], TPlace) and not a[0].slot
-                                       else p.as_place(TOther("none")), m),
-    "hand": lambda p, a, m: p.place_of_player(a[0], p.n, False),
-    "free_slot": lambda p, a, m: p.place_of_player(a[0], 0, True),
-    "slot": lambda p, a, m: p.place_of_player(a[0], 0, True),
-    "owner": lambda p, a, m: p.player_arg(a[0]),
-    "others": _seats, "seats_from": _seats, "seats_after": _seats,
-    "cards": lambda p, a, m: TOther("list of card"),
-    "slots": lambda p, a, m: TOther("list of slot"),
-    "free_slots": lambda p, a, m: TOther("list of slot"),
-    **{f: (lambda p, a, m: TOther("int")) for f in ("value", "size", "slot_no", "max", "min", "abs")},
-    **{f: (lambda p, a, m: TOther("bool")) for f in ("occupied", "knows", "has_ability", "moved")},
-    **{f: (lambda p, a, m: TOther("str")) for f in ("family", "species")},
-}
+    return isinstance(got, TOther) and got.kind == wanted
 
 
 # ---------------------------------------------------------------- proofs per rule
@@ -586,23 +751,31 @@ class PlacementOutcome(Outcome):
 
 @dataclass(frozen=True)
 class Transition:
-    """A body that changes the state, with what it may read: parameters or formals, `actor`, `source`."""
+    """A body that changes the state, with what it may read: parameters, formals, `actor`, `source`."""
 
     label: str
     pos: s.Pos
     body: tuple[s.Stmt, ...]
-    params: tuple[tuple[str, str, bool], ...]  # name, type, may be none
+    params: tuple[tuple[str, str, bool], ...]  # name, kind of the registry, may be none
     is_move: bool
 
 
+def _move_label(m: s.MoveDecl) -> str:
+    return "step" if m.is_step else "ability" if m.is_ability else "move"
+
+
 def transitions(rules: Ruleset) -> list[Transition]:
+    """Every move, ability and ability step (a step's formals come from the queue and may be none),
+    every routine, and every hook the rules declare."""
     out: list[Transition] = []
     for m in rules.moves.values():
-        params = tuple((p.name, p.kind, p.optional) for p in m.params)
-        out.append(Transition(f"{'ability' if m.is_ability else 'move'} {m.name}", m.pos, m.body, params, True))
+        params = tuple((p.name, PARAM_KINDS.get(p.kind, p.kind), p.optional) for p in m.params)
+        params += tuple((f.name, declared_kind(f.type), True) for f in m.formals)
+        out.append(Transition(f"{_move_label(m)} {m.name}", m.pos, m.body, params, True))
     for r in [*rules.routines.values(), *rules.hooks.values()]:
         label = f"on {r.name}" if r.is_hook else f"routine {r.name}"
-        out.append(Transition(label, r.pos, r.body, tuple((f.name, f.type, True) for f in r.formals), False))
+        out.append(Transition(label, r.pos, r.body, tuple((f.name, declared_kind(f.type), True) for f in r.formals),
+                              False))
     return out
 
 
@@ -614,9 +787,9 @@ def prove_rule(rules: Ruleset, inv: s.InvariantDecl, players: int, rule: Transit
     env: Env = {"actor": prover.player("actor", not rule.is_move)}
     if rule.is_move:
         env["source"] = prover.card("source", None, start)
-    for name, vtype, may_be_none in rule.params:
-        env[name] = prover.typed(vtype, name, may_be_none, start)
-    end = prover.block(rule.body, env, z3.BoolVal(True), start)
+    for name, kind, may_be_none in rule.params:
+        env[name] = prover.typed(kind, name, may_be_none, start)
+    end = prover.block(rule.body, env, TRUE, start)
     run = prover.run
     goal = z3.And(prover.holds(end), *(g for g, _ in run.goals), *(z3.Not(loss.when) for loss in run.losses))
     solver = z3.Solver()
@@ -667,5 +840,3 @@ def player_names(n: int) -> list[str]:
     """Seat names for reports and emitted scenarios."""
     base = ["alice", "bob", "carol", "dave", "erin", "frank"]
     return [base[i] if i < len(base) else f"player{i + 1}" for i in range(n)]
-
-

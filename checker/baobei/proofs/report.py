@@ -7,14 +7,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import syntax as s
-from .errors import BaoError
-from .model import Ruleset
-from .paths import PROJECT_ROOT
-from .state import PILES
-from .verify_text import expr_text
-from .z3_places import PlacementOutcome, player_names
-from .z3_state import Outcome, StateCex
+from ..language import syntax as s
+from ..language.arith import FLOOR_DIVISION_DOC
+from ..language.builtins import STATE_NAMES
+from ..language.errors import BaoError
+from ..language.paths import PROJECT_ROOT
+from ..language.ruleset import Ruleset
+from ..language.text import expr_text
+from .distribution import Outcome, StateCex
+from .placement import DRAW_PILE, PlacementOutcome, player_names
 
 
 @dataclass
@@ -42,6 +43,9 @@ def show(value: Any, names: list[str], vtype: str) -> str:
         return "none"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, list):
+        item = vtype.removeprefix("list ").removesuffix("s")  # `players` and `list player` hold players
+        return "[" + ", ".join(show(v, names, item) for v in value) + "]"
     if vtype == "player" and isinstance(value, int):
         return names[value] if 0 <= value < len(names) else str(value)
     return str(value)
@@ -51,7 +55,8 @@ def value_type(rules: Ruleset, name: str) -> str:
     var = rules.variables.get(name)
     if var is not None:
         return var.type
-    return "player" if name == "active" else ""
+    state = STATE_NAMES.get(name)
+    return state.result if state is not None else ""
 
 
 # ---------------------------------------------------------------- counterexample tables
@@ -65,8 +70,8 @@ def cex_table(rules: Ruleset, cex: StateCex) -> list[str]:
     rows = []
     for p, name in enumerate(names):
         cards = ", ".join(f"{i + 1}:{c} ({values[c]})" for i, c in enumerate(cex.tableaux[p])) or "(no cards)"
-        if cex.hands[p] is not None:
-            cards += f"; holds {cex.hands[p]}"
+        if cex.hands[p]:
+            cards += "; holds " + ", ".join(cex.hands[p])
         cells = [show(v[p], names, "") for v in cex.columns.values()]
         cells += [show(v[p], names, value_type(rules, k)) for k, v in cex.per_player.items()]
         rows.append([name, cards, *cells])
@@ -78,9 +83,10 @@ def cex_table(rules: Ruleset, cex: StateCex) -> list[str]:
     facts += [f"{k} = {show(v, names, '')}" for k, v in cex.defines.items()]
     if facts:
         lines.append("with " + ", ".join(facts))
-    piles = [f"{name.replace('_', ' ')} {len(cards)}" + (f" (top {cards[-1]})" if name in PILES else "")
-             for name, cards in cex.piles.items() if cards]
-    lines.append("other cards: " + "; ".join(piles))
+    piles = [f"{name.replace('_', ' ')} {len(cards)} (top {cards[-1]})" for name, cards in cex.piles.items() if cards]
+    if cex.box:
+        piles.append(f"out of play {len(cex.box)}")
+    lines.append("other cards: " + ("; ".join(piles) or "none"))
     lines += [f"the engine stops here: {b}" for b in cex.broken]
     return lines
 
@@ -124,28 +130,31 @@ def scenario_table(rules: Ruleset, cex: StateCex) -> list[str]:
     for p, name in enumerate(names):
         if cex.tableaux[p]:
             lines.append(f"  {name}: " + ", ".join(cex.tableaux[p]))
-    for pile, key in (("draw_pile", "draw"), ("discard_pile", "discard"), ("under_pile", "under")):
-        cards = cex.piles.get(pile, [])
+    for pile, cards in cex.piles.items():
         if cards:
-            # The draw pile is written top first; the others bottom first.
-            lines.append(f"  {key}: " + ", ".join(reversed(cards) if key == "draw" else cards))
+            # Scenario tables name a pile without its `_pile` ending; the draw pile top first, the others bottom first.
+            shown = reversed(cards) if pile == DRAW_PILE else cards
+            lines.append(f"  {pile.removesuffix('_pile')}: " + ", ".join(shown))
     active = cex.engine.get("active")
     lines.append(f"  active {names[active] if isinstance(active, int) else names[0]}")
     phase = cex.engine.get("phase")
     if isinstance(phase, str) and re.fullmatch(r"[A-Za-z_]\w*", phase):
         lines.append(f"  phase {phase}")
     for p, name in enumerate(names):
-        if cex.hands[p] is not None:
-            lines.append(f"  {name} holds {cex.hands[p]}")
+        lines += [f"  {name} holds {species}" for species in cex.hands[p]]
     for var, value in cex.scalars.items():
         vtype = value_type(rules, var)
-        if vtype in ("int", "bool", "player"):
+        if vtype in _WRITABLE:
             lines.append(f"  set {var} = {show(value, names, vtype)}")
     for var, values in cex.per_player.items():
         vtype = value_type(rules, var)
-        if vtype in ("int", "bool", "player"):
+        if vtype in _WRITABLE:
             lines += [f"  set {var}[{names[p]}] = {show(v, names, vtype)}" for p, v in enumerate(values)]
     return lines
+
+
+# The types of variables a scenario table can set (cards come only from play).
+_WRITABLE = ("int", "bool", "player", "players")
 
 
 def probe_text(inv: s.InvariantDecl) -> str:
@@ -160,23 +169,27 @@ def probe_text(inv: s.InvariantDecl) -> str:
 
 METHOD_TEXT = {
     "state": ("Over every distribution of the deck's {deck} cards among the players' tableaux and hands, "
-              "the draw, discard and under piles and the box, with every state variable it reads free "
+              "the {piles} and the box, with every state variable it reads free "
               "within its type ({reads}): Z3 shows that no such state satisfies `when` and breaks `holds` "
               "(the negation is unsatisfiable). Definitions and tables are translated from the rules as "
-              "written; quantifiers over players are unrolled for each player count."),
+              "written, each builtin by its entry in the builtin registry; quantifiers over players are "
+              "unrolled for each player count. Where the engine would stop (a table without the row, a "
+              "divisor of zero) the proof fails: " + FLOOR_DIVISION_DOC + "."),
     "static": ("It reads no state: a fact of the rules' tables and deck for each player count, which Z3 "
                "decides by the same translation (a table without a row for the player count counts as a "
                "violation)."),
-    "placement": ("Inductively over the rules' {rules} transitions (every move, ability, routine and hook): "
-                  "for one arbitrary card, from any state in which the invariant holds, Z3 executes the "
-                  "body symbolically (`move`, `draw`, `shuffle` relocate the card as the engine's ops do) "
-                  "and shows that no path ends with the invariant broken; a destination that is not a place "
-                  "would leave the card in none. Conditions of `if` are not interpreted (every branch "
-                  "counts); `run`, `start round`, the `draw_empty` hook and loops are proved on their own "
-                  "and assumed by their callers. No statement creates or copies a card: the rules language "
-                  "has none, and the loader refuses a shuffle into anything but the draw pile. Not part of "
-                  "this proof: whether a destination slot or hand is free. The engine refuses to cover a "
-                  "card; such a move fails with an engine error instead of completing."),
+    "placement": ("Inductively over the rules' {rules} transitions (every move, ability, ability step, routine "
+                  "and hook): for one arbitrary card, from any state in which the invariant holds, Z3 executes "
+                  "the body symbolically, each statement by the effect on cards the statement registry "
+                  "declares for it (`move`, `draw` and `shuffle` relocate the card, `swap` exchanges the "
+                  "places of two cards on slots, as the engine's effects do), and shows that no path ends "
+                  "with the invariant broken; a destination that is not a place would leave the card in "
+                  "none. Conditions of `if` are not interpreted (every branch counts); `run`, `start round`, "
+                  "the `draw_empty` hook and loops are proved on their own and assumed by their callers. No "
+                  "statement creates or copies a card: the rules language has none, and a statement kind "
+                  "without a declared effect leaves the proof unknown. Not part of this proof: whether a "
+                  "destination slot or hand is free. The engine refuses to cover a card or overfill a hand; "
+                  "such a move fails with an engine error instead of completing."),
 }
 
 
@@ -184,7 +197,15 @@ def method_text(method: Method, rules: Ruleset, transitions: int) -> str:
     deck = sum(sp.count for sp in rules.species.values())
     kind = "static" if method.kind == "state" and not method.reads else method.kind
     reads = ", ".join(method.reads)
-    return METHOD_TEXT[kind].format(deck=deck, reads=reads, rules=transitions)
+    return METHOD_TEXT[kind].format(deck=deck, reads=reads, rules=transitions, piles=pile_list(rules))
+
+
+def pile_list(rules: Ruleset) -> str:
+    """The declared piles in words: "the draw, discard and under piles"."""
+    names = [name.removesuffix("_pile").replace("_", " ") for name in rules.piles]
+    if len(names) < 2:
+        return " ".join(names) + " pile"
+    return ", ".join(names[:-1]) + f" and {names[-1]} piles"
 
 
 def docs_markdown(rules: Ruleset, source: str, results: list[Result], methods: dict[str, Method],

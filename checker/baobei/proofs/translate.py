@@ -1,30 +1,39 @@
 """Translate the rules' side-effect-free expressions to Z3 terms over a symbolic state.
 
 The translator knows the language (literals, names, definitions, tables,
-quantifiers, arithmetic, comparisons) and nothing of the game. What a state
-name, a variable or a primitive means comes from a `Backend`: the distribution
-model of verify_state.py or the placement model of verify_places.py. Anything a
-backend cannot express raises `Unsupported`, which makes a proof `unknown`,
-never `proved`.
+quantifiers, arithmetic, comparisons) and nothing of the game. What a builtin or
+a state name means comes from its entry in the builtin registry
+(`language/builtins.py`), whose `prove` part calls the `Symbolic` methods of the
+model it is given: the distribution model of distribution.py or the card models
+of placement.py. Anything a model cannot express raises `Unsupported`, which
+makes a proof `unknown`, never `proved`.
 
 Values mirror the engine's Python values: `none` is a sentinel (-1) for players
-and cards and a separate flag for numbers and strings, so that comparisons and
-equalities behave as the compiled closures of compiler.py do.
+and cards and a separate flag for numbers, booleans and strings, so that
+comparisons and equalities behave as the compiled closures of engine/compiler.py
+do. Where the engine would stop (a zero divisor, a table without the row), the
+translator records an `Obligation`, guarded by the condition under which the
+engine evaluates that sub-expression at all (`and`, `or`, `if`, `all`, `any` and
+`first` do not evaluate every operand).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import z3  # type: ignore[import-untyped]
 
-from . import syntax as s
-from .model import Ruleset
+from ..language import syntax as s
+from ..language.builtins import BUILTINS, ENGINE_NAMES, STATE_NAMES, Builtin, NotProvable, Symbolic
+from ..language.ruleset import Ruleset, Species
+from ..language.walk import ExprVisitor
 
 Z = Any  # a z3 term (z3 ships no type information)
 NONE_ID = -1  # the sentinel of a `none` player or card
+TRUE: Z = z3.BoolVal(True)
+FALSE: Z = z3.BoolVal(False)
 
 
 class Unsupported(Exception):
@@ -55,18 +64,21 @@ class NoneV(SVal):
 @dataclass(frozen=True)
 class IntV(SVal):
     term: Z
-    none: Z = field(default_factory=lambda: z3.BoolVal(False))
+    none: Z = field(default_factory=lambda: FALSE)
 
 
 @dataclass(frozen=True)
 class BoolV(SVal):
+    """A boolean; a none boolean (an `if` giving none) has `term` false, so it is falsy as in Python."""
+
     term: Z
+    none: Z = field(default_factory=lambda: FALSE)
 
 
 @dataclass(frozen=True)
 class StrV(SVal):
     term: Z
-    none: Z = field(default_factory=lambda: z3.BoolVal(False))
+    none: Z = field(default_factory=lambda: FALSE)
 
 
 @dataclass(frozen=True)
@@ -82,8 +94,11 @@ class CardV(SVal):
 
 
 @dataclass(frozen=True)
-class PileV(SVal):
-    name: str
+class PlaceV(SVal):
+    """A place cards lie in: a declared pile (by name) or a player's hand (`player` is the seat term)."""
+
+    pile: str = ""
+    player: Z | None = None
 
 
 @dataclass(frozen=True)
@@ -108,33 +123,151 @@ class BagV(SVal):
 
 def is_none(v: SVal) -> Z:
     if isinstance(v, NoneV):
-        return z3.BoolVal(True)
-    if isinstance(v, (IntV, StrV)):
+        return TRUE
+    if isinstance(v, (IntV, StrV, BoolV)):
         return v.none
     if isinstance(v, (PlayerV, CardV)):
         return v.term == NONE_ID
-    return z3.BoolVal(False)
+    return FALSE
+
+
+def _surely_present(v: SVal) -> bool:
+    """Whether v is not none, as far as can be told without asking Z3 (a shortcut, never a guess)."""
+    if isinstance(v, (IntV, StrV, BoolV)):
+        return bool(z3.is_false(v.none))
+    if isinstance(v, (PlayerV, CardV)):
+        return bool(z3.is_int_value(v.term)) and v.term.as_long() != NONE_ID
+    return not isinstance(v, NoneV)
 
 
 def ival(n: int) -> IntV:
     return IntV(z3.IntVal(n))
 
 
-# ---------------------------------------------------------------- backends
+def lift(value: int | str | bool | None) -> SVal:
+    """A Python constant (a literal, a deck fact, a builtin's none value) as a symbolic value."""
+    if value is None:
+        return NoneV()
+    if isinstance(value, bool):
+        return BoolV(z3.BoolVal(value))
+    if isinstance(value, int):
+        return ival(value)
+    return StrV(z3.StringVal(value))
 
 
-class Backend(Protocol):
-    """What the state is: names of the engine, variables and primitives."""
+def species_fact(sp: Species, fact: str) -> int | str | bool:
+    """A card fact of the builtin registry (`card_fact`), read from the species' declaration."""
+    facts: dict[str, int | str | bool] = {"value": sp.value, "family": sp.family, "species": sp.name,
+                                          "has_ability": sp.ability is not None}
+    return facts[fact]
 
-    def global_name(self, name: str, pos: s.Pos) -> SVal | None:
-        """A name of the engine (players, phase, draw_pile ...), or None when it is not one."""
 
-    def variable(self, decl: s.VarDecl, index: SVal | None, pos: s.Pos) -> SVal: ...
+# ---------------------------------------------------------------- symbolic models
 
-    def call(self, func: str, args: list[SVal], pos: s.Pos) -> SVal: ...
 
-    def card_items(self, bag: BagV) -> list[tuple[SVal, Z, Z]]:
+class SymbolicModel:
+    """The base of the symbolic states: implements `language.builtins.Symbolic`.
+
+    Every method a model does not override raises `Unsupported`, naming the model and the
+    primitive, so that a proof needing it is `unknown`. The pure primitives (min, max, abs) are
+    defined here once. Besides the builtins, the translator asks a model for the rules' variables
+    and for the items of a bag of cards.
+    """
+
+    what = "symbolic model"
+
+    def missing(self, primitive: str, pos: s.Pos) -> Unsupported:
+        return Unsupported(pos, f"the {self.what} has no primitive {primitive!r}")
+
+    # ------------------------------------------------------------ pure
+    def minmax(self, a: SVal, b: SVal, smaller: bool, pos: s.Pos) -> SVal:
+        x, y = integer(a, pos), integer(b, pos)
+        pick = (x.term < y.term) if smaller else (x.term > y.term)
+        return IntV(z3.If(pick, x.term, y.term), z3.Or(x.none, y.none))
+
+    def absolute(self, a: SVal, pos: s.Pos) -> SVal:
+        x = integer(a, pos)
+        return IntV(z3.If(x.term < 0, -x.term, x.term), x.none)
+
+    # ------------------------------------------------------------ beyond the builtins
+    def variable(self, decl: s.VarDecl, index: SVal | None, pos: s.Pos) -> SVal:
+        raise Unsupported(pos, f"the {self.what} has no value for the variable {decl.name!r}")
+
+    def card_items(self, bag: BagV, pos: s.Pos) -> list[tuple[SVal, Z, Z]]:
         """(card, present, multiplicity) for iterating over a bag of cards."""
+        raise Unsupported(pos, f"the {self.what} has no bags of cards")
+
+    # ------------------------------------------------------------ the rest of the protocol
+    def card_fact(self, card: SVal, fact: str, pos: s.Pos) -> SVal:
+        raise self.missing(fact, pos)
+
+    def card_at(self, slot: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("card_at", pos)
+
+    def owner(self, slot: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("owner", pos)
+
+    def slot_no(self, slot: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("slot_no", pos)
+
+    def occupied(self, slot: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("occupied", pos)
+
+    def make_slot(self, player: SVal, number: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("slot", pos)
+
+    def cards(self, player: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("cards", pos)
+
+    def slots(self, player: SVal, free: bool, pos: s.Pos) -> SVal:
+        raise self.missing("free_slots" if free else "slots", pos)
+
+    def added_slot(self, player: SVal, preferred: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("free_slot", pos)
+
+    def size(self, value: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("size", pos)
+
+    def top(self, place: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("top", pos)
+
+    def hand(self, player: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("hand", pos)
+
+    def held(self, player: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("held", pos)
+
+    def seats(self, player: SVal, include_self: bool, pos: s.Pos) -> SVal:
+        raise self.missing("seats_from" if include_self else "seats_after", pos)
+
+    def knows(self, player: SVal, card: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("knows", pos)
+
+    def marked(self, card: SVal, mark: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("marked", pos)
+
+    def protected(self, player: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("protected", pos)
+
+    def places(self, card: SVal, pos: s.Pos) -> SVal:
+        raise self.missing("places", pos)
+
+    def players(self, pos: s.Pos) -> SVal:
+        raise self.missing("players", pos)
+
+    def deck(self, pos: s.Pos) -> SVal:
+        raise self.missing("deck", pos)
+
+    def player_count(self, pos: s.Pos) -> SVal:
+        raise self.missing("player_count", pos)
+
+    def state(self, name: str, kind: str, pos: s.Pos) -> SVal:
+        raise Unsupported(pos, f"the {self.what} has no value for {name!r}")
+
+
+if TYPE_CHECKING:
+    def _implements_symbolic(model: SymbolicModel) -> Symbolic:
+        return model  # mypy checks here that the base class has every method of the protocol
 
 
 # ---------------------------------------------------------------- translator
@@ -142,144 +275,179 @@ class Backend(Protocol):
 
 @dataclass
 class Obligation:
-    """A condition the engine needs to evaluate the expression at all (a table row exists)."""
+    """A condition the engine needs to evaluate the expression at all (a table row exists, a divisor
+    is not zero); `holds` is already guarded by when the engine evaluates that sub-expression."""
 
     holds: Z
     broken: str  # what goes wrong when it does not hold
 
 
-Env = dict[str, SVal]
+@dataclass(frozen=True)
+class Scope:
+    """What a sub-expression sees: the local names, and when the engine evaluates it at all."""
+
+    names: Mapping[str, SVal]
+    guard: Z = TRUE
+
+    def bind(self, name: str, value: SVal) -> Scope:
+        return Scope({**self.names, name: value}, self.guard)
+
+    def under(self, cond: Z) -> Scope:
+        return Scope(self.names, z3.And(self.guard, cond))
 
 
-class Translator:
+class Translator(ExprVisitor[SVal, Scope]):
     """Expressions -> SVal, definitions inlined with their arguments."""
 
-    def __init__(self, rules: Ruleset, backend: Backend, players: int) -> None:
+    def __init__(self, rules: Ruleset, model: SymbolicModel) -> None:
         self.rules = rules
-        self.backend = backend
-        self.n = players
+        self.model = model
         self.obligations: list[Obligation] = []
-        self._const_defines: dict[str, SVal] = {}
+        # Translated definition calls by name and arguments (z3 terms compare and hash structurally).
+        self._calls: dict[tuple[object, ...], tuple[SVal, list[Obligation]]] = {}
 
     # ------------------------------------------------------------ entry points
-    def expr(self, node: s.Expr, env: Env) -> SVal:
-        method: Callable[[Any, Env], SVal] = getattr(self, "_e_" + type(node).__name__)
-        return method(node, env)
+    def expr(self, node: s.Expr, names: Mapping[str, SVal] | None = None) -> SVal:
+        return self.visit(node, Scope(names or {}))
 
-    def boolean(self, node: s.Expr, env: Env) -> Z:
-        return self.truth(self.expr(node, env), node.pos)
+    def boolean(self, node: s.Expr, names: Mapping[str, SVal] | None = None) -> Z:
+        return truth(self.expr(node, names), node.pos)
 
-    def define(self, name: str, args: Sequence[SVal], pos: s.Pos) -> SVal:
+    def define(self, name: str, args: Sequence[SVal], pos: s.Pos, guard: Z = TRUE) -> SVal:
         decl = self.rules.defines[name]
         formals = decl.formals or ()
         if len(formals) != len(args):
             raise Unsupported(pos, f"{name!r} takes {len(formals)} argument(s)")
-        if not formals:
-            if name not in self._const_defines:
-                self._const_defines[name] = self.expr(decl.body, {})
-            return self._const_defines[name]
-        return self.expr(decl.body, {f.name: a for f, a in zip(formals, args, strict=True)})
+        # Lexical scope: the body sees its formals only, not the caller's local names.
+        names = {f.name: a for f, a in zip(formals, args, strict=True)}
+        return self._translated((name, *args), decl.body, names, guard)
 
-    # ------------------------------------------------------------ helpers
-    @staticmethod
-    def truth(v: SVal, pos: s.Pos) -> Z:
-        if isinstance(v, BoolV):
-            return v.term
-        if isinstance(v, NoneV):
-            return z3.BoolVal(False)
-        raise Unsupported(pos, f"a {v.kind()} used as a condition")
+    def _translated(self, key: tuple[object, ...], body: s.Expr, names: dict[str, SVal], guard: Z) -> SVal:
+        """A definition's body for these arguments, translated once (the rules call the same one many
+        times); its obligations are kept apart and hold wherever the call is evaluated."""
+        if key not in self._calls:
+            outer, self.obligations = self.obligations, []
+            try:
+                value = self.visit(body, Scope(names))
+            finally:
+                inner, self.obligations = self.obligations, outer
+            self._calls[key] = (value, inner)
+        value, needs = self._calls[key]
+        self.obligations += [Obligation(z3.Implies(guard, o.holds), o.broken) for o in needs]
+        return value
 
-    @staticmethod
-    def integer(v: SVal, pos: s.Pos) -> IntV:
-        if isinstance(v, IntV):
-            return v
-        if isinstance(v, NoneV):
-            return IntV(z3.IntVal(0), z3.BoolVal(True))
-        raise Unsupported(pos, f"a {v.kind()} used as a number")
+    def oblige(self, scope: Scope, holds: Z, broken: str) -> None:
+        self.obligations.append(Obligation(z3.Implies(scope.guard, holds), broken))
 
-    # ------------------------------------------------------------ nodes
-    def _e_Lit(self, node: s.Lit, env: Env) -> SVal:
-        v = node.value
-        if v is None:
-            return NoneV()
-        if isinstance(v, bool):
-            return BoolV(z3.BoolVal(v))
-        if isinstance(v, int):
-            return ival(v)
-        return StrV(z3.StringVal(v))
+    # ------------------------------------------------------------ leaves
+    def lit(self, node: s.Lit, scope: Scope) -> SVal:
+        return lift(node.value)
 
-    def _e_Name(self, node: s.Name, env: Env) -> SVal:
+    def name(self, node: s.Name, scope: Scope) -> SVal:
         name = node.name
-        if name in env:
-            return env[name]
-        known = self.backend.global_name(name, node.pos)
-        if known is not None:
-            return known
+        if name in scope.names:
+            return scope.names[name]
+        if name in STATE_NAMES:
+            return self.builtin(STATE_NAMES[name], [], node.pos)
+        if name in self.rules.piles:
+            return PlaceV(pile=name)
+        if name in ENGINE_NAMES:
+            raise Unsupported(node.pos, f"{name!r} is bound only while a rule runs")
         var = self.rules.variables.get(name)
         if var is not None:
             if var.per_player:
                 raise Unsupported(node.pos, f"{name!r} holds one value per player")
-            return self.backend.variable(var, None, node.pos)
+            return self.model.variable(var, None, node.pos)
         if name in self.rules.defines:
-            return self.define(name, (), node.pos)
+            return self.define(name, (), node.pos, scope.guard)
         raise Unsupported(node.pos, f"unknown name {name!r}")
 
-    def _e_Call(self, node: s.Call, env: Env) -> SVal:
-        args = [self.expr(a, env) for a in node.args]
+    # ------------------------------------------------------------ calls and lookups
+    def call(self, node: s.Call, scope: Scope) -> SVal:
+        args = [self.visit(a, scope) for a in node.args]
         if node.func in self.rules.defines:
-            return self.define(node.func, args, node.pos)
-        return self.backend.call(node.func, args, node.pos)
+            return self.define(node.func, args, node.pos, scope.guard)
+        builtin = BUILTINS.get(node.func)
+        if builtin is None or builtin.arity != len(args):
+            raise Unsupported(node.pos, f"unknown function {node.func!r} with {len(args)} argument(s)")
+        return self.builtin(builtin, args, node.pos)
 
-    def _e_Index(self, node: s.Index, env: Env) -> SVal:
-        index = self.expr(node.index, env)
+    def builtin(self, builtin: Builtin, args: list[SVal], pos: s.Pos) -> SVal:
+        """The registry's translation; a none argument gives the entry's none value, as in the engine."""
+        prove = builtin.prove
+        if isinstance(prove, NotProvable):
+            raise Unsupported(pos, f"{builtin.name!r} has no Z3 translation: {prove.reason}")
+        if not builtin.total and any(isinstance(a, NoneV) for a in args):
+            return lift(builtin.none_value) if not isinstance(builtin.none_value, list) else ListV(())
+        result = prove(self.model, pos, *args)
+        if not isinstance(result, SVal):
+            raise TypeError(f"the translation of {builtin.name!r} gave {result!r}, not a symbolic value")
+        maybe_none = [a for a in args if not _surely_present(a)]
+        if builtin.total or not maybe_none:
+            return result
+        absent = z3.simplify(z3.Or(FALSE, *(is_none(a) for a in maybe_none)))
+        if z3.is_false(absent):
+            return result
+        none = none_like(result) if isinstance(builtin.none_value, list) else lift(builtin.none_value)
+        return merge(absent, none, result, pos)
+
+    def index(self, node: s.Index, scope: Scope) -> SVal:
+        index = self.visit(node.index, scope)
         base = node.base
-        if isinstance(base, s.Name) and base.name not in env:
+        if isinstance(base, s.Name) and base.name not in scope.names:
             if base.name in self.rules.tables:
-                return self._table(base.name, index, node.pos)
+                return self._table(base.name, index, scope, node.pos)
             var = self.rules.variables.get(base.name)
             if var is not None and var.per_player:
-                return self.backend.variable(var, index, node.pos)
+                return self.model.variable(var, index, node.pos)
         raise Unsupported(node.pos, "indexing is supported for tables and per-player variables")
 
-    def _table(self, name: str, index: SVal, pos: s.Pos) -> SVal:
-        """A table lookup; a missing row is an obligation (the engine stops there)."""
-        key = self.integer(index, pos).term
+    def _table(self, name: str, index: SVal, scope: Scope, pos: s.Pos) -> SVal:
+        """A table lookup; a missing row is an obligation (the engine refuses such a round)."""
+        key = integer(index, pos).term
         table = self.rules.tables[name]
         result: Z = z3.IntVal(0)
-        defined: Z = z3.BoolVal(False)
+        defined: Z = FALSE
         for row in reversed(table.rows):
             inside = z3.And(key >= row.low, key <= row.high)
             result = z3.If(inside, z3.IntVal(row.value), result)
             defined = z3.Or(inside, defined)
         shown = z3.simplify(key)
         where = f"{shown} players" if z3.is_int_value(shown) else "this index"
-        self.obligations.append(Obligation(z3.simplify(defined), f"table {name} ({table.cite}) has no row for {where}"))
+        self.oblige(scope, z3.simplify(defined), f"table {name} ({table.cite}) has no row for {where}")
         return IntV(result)
 
-    def _e_Unary(self, node: s.Unary, env: Env) -> SVal:
-        inner = self.expr(node.operand, env)
+    # ------------------------------------------------------------ operators
+    def unary(self, node: s.Unary, scope: Scope) -> SVal:
+        inner = self.visit(node.operand, scope)
         if node.op == "not":
-            return BoolV(z3.Not(self.truth(inner, node.pos)))
-        v = self.integer(inner, node.pos)
+            return BoolV(z3.Not(truth(inner, node.pos)))
+        v = integer(inner, node.pos)
         return IntV(-v.term, v.none)
 
-    def _e_Binary(self, node: s.Binary, env: Env) -> SVal:
+    def binary(self, node: s.Binary, scope: Scope) -> SVal:
         op = node.op
-        left, right = self.expr(node.left, env), self.expr(node.right, env)
+        left = self.visit(node.left, scope)
         if op in ("and", "or"):
-            a, b = self.truth(left, node.pos), self.truth(right, node.pos)
+            a = truth(left, node.pos)
+            # The engine evaluates the right operand only when the left one does not decide.
+            b = truth(self.visit(node.right, scope.under(a if op == "and" else z3.Not(a))), node.pos)
             return BoolV(z3.And(a, b) if op == "and" else z3.Or(a, b))
+        right = self.visit(node.right, scope)
         if op == "==":
             return BoolV(equal(left, right, node.pos))
         if op == "!=":
             return BoolV(z3.Not(equal(left, right, node.pos)))
         if op == "in":
             return BoolV(self._member(left, right, node.pos))
-        a, b = self.integer(left, node.pos), self.integer(right, node.pos)
+        a, b = integer(left, node.pos), integer(right, node.pos)
         both = z3.And(z3.Not(a.none), z3.Not(b.none))
         order = _ORDER.get(op)
         if order is not None:
             return BoolV(z3.And(both, order(a.term, b.term)))
+        if op in ("//", "%"):
+            # Arithmetic on none gives none before dividing: only two numbers can divide by zero.
+            self.oblige(scope, z3.Implies(both, b.term != 0), f"{node.pos}: division by zero")
         return IntV(_ARITH[op](a.term, b.term), z3.Not(both))
 
     def _member(self, item: SVal, container: SVal, pos: s.Pos) -> Z:
@@ -288,93 +456,158 @@ class Translator:
         if isinstance(container, BagV) and isinstance(item, CardV):
             return z3.Or(False, *(z3.And(item.term == i, c > 0) for i, c in enumerate(container.counts)))
         if isinstance(container, NoneV):
-            return z3.BoolVal(False)
+            return FALSE
         raise Unsupported(pos, f"'in' on a {container.kind()}")
 
-    def _e_IfExpr(self, node: s.IfExpr, env: Env) -> SVal:
-        cond = self.boolean(node.cond, env)
-        return merge(cond, self.expr(node.then, env), self.expr(node.other, env), node.pos)
+    def if_expr(self, node: s.IfExpr, scope: Scope) -> SVal:
+        cond = truth(self.visit(node.cond, scope), node.pos)
+        then = self.visit(node.then, scope.under(cond))
+        other = self.visit(node.other, scope.under(z3.Not(cond)))
+        return merge(cond, then, other, node.pos)
 
+    # ------------------------------------------------------------ binders
     def _items(self, domain: SVal, pos: s.Pos) -> list[tuple[SVal, Z, Z]]:
         """(item, present, multiplicity) of a finite domain."""
         if isinstance(domain, ListV):
             return [(x, m, z3.IntVal(1)) for x, m in domain.items]
         if isinstance(domain, BagV):
-            return self.backend.card_items(domain)
+            return self.model.card_items(domain, pos)
         if isinstance(domain, NoneV):
             return []
         raise Unsupported(pos, f"a {domain.kind()} is not a list")
 
-    def _e_Quant(self, node: s.Quant, env: Env) -> SVal:
-        items = self._items(self.expr(node.domain, env), node.pos)
-        bodies = [(self.expr(node.body, {**env, node.var: x}), m, w) for x, m, w in items]
+    @staticmethod
+    def _in_order(domain: SVal) -> bool:
+        """Whether the items are in the order the engine visits them (so short-circuits can be followed)."""
+        return isinstance(domain, ListV) and not domain.orders
+
+    def quant(self, node: s.Quant, scope: Scope) -> SVal:
+        domain = self.visit(node.domain, scope)
+        items = self._items(domain, node.pos)
         kind = node.kind
-        if kind == "all":
-            return BoolV(z3.And(True, *(z3.Implies(m, self.truth(b, node.pos)) for b, m, _ in bodies)))
-        if kind == "any":
-            return BoolV(z3.Or(False, *(z3.And(m, self.truth(b, node.pos)) for b, m, _ in bodies)))
+        if kind in ("all", "any"):
+            return BoolV(self._all_any(node, items, self._in_order(domain), scope))
+        bodies = [(self.visit(node.body, scope.under(m).bind(node.var, x)), m, w) for x, m, w in items]
         if kind == "count":
-            return IntV(z3.Sum(0, *(z3.If(z3.And(m, self.truth(b, node.pos)), w, 0) for b, m, w in bodies)))
+            return IntV(z3.Sum(0, *(z3.If(z3.And(m, truth(b, node.pos)), w, 0) for b, m, w in bodies)))
         if kind == "sum":
             terms = []
             for b, m, w in bodies:
-                v = self.integer(b, node.pos)
+                v = integer(b, node.pos)
                 if z3.is_int_value(w):  # an item of a list: counted when present
                     terms.append(z3.If(z3.And(m, z3.Not(v.none)), w * v.term, 0))
                 else:  # a species of a bag: its multiplicity is 0 when absent
                     terms.append(z3.If(v.none, 0, w * v.term))
             return IntV(z3.Sum(0, *terms))
-        return self._extreme(kind, bodies, node.pos)
+        return _extreme(kind, bodies, node.pos)
 
-    def _extreme(self, kind: str, bodies: list[tuple[SVal, Z, Z]], pos: s.Pos) -> SVal:
-        """most / least: none when no item is present (as the engine's max/min of nothing)."""
-        best: Z = z3.IntVal(0)
-        found: Z = z3.BoolVal(False)
-        for b, m, _ in bodies:
-            v = self.integer(b, pos)
-            present = z3.And(m, z3.Not(v.none))
-            better = v.term > best if kind == "most" else v.term < best
-            best = z3.If(z3.And(present, z3.Or(z3.Not(found), better)), v.term, best)
-            found = z3.Or(found, present)
-        return IntV(best, z3.Not(found))
+    def _all_any(self, node: s.Quant, items: list[tuple[SVal, Z, Z]], in_order: bool, scope: Scope) -> Z:
+        """all / any, stopping where the engine stops: an item is evaluated only while none decided.
+        Without a known order every item counts as evaluated (more obligations, never fewer)."""
+        want = node.kind == "all"
+        going: Z = TRUE  # no earlier item decided
+        parts: list[Z] = []
+        for x, m, _ in items:
+            inner = scope.under(z3.And(m, going) if in_order else m)
+            t = truth(self.visit(node.body, inner.bind(node.var, x)), node.pos)
+            parts.append(z3.Implies(m, t) if want else z3.And(m, t))
+            going = z3.And(going, z3.Implies(m, t if want else z3.Not(t)))
+        return z3.And(True, *parts) if want else z3.Or(False, *parts)
 
-    def _e_First(self, node: s.First, env: Env) -> SVal:
-        domain = self.expr(node.domain, env)
+    def first(self, node: s.First, scope: Scope) -> SVal:
+        domain = self.visit(node.domain, scope)
         if isinstance(domain, ListV) and domain.orders:
             result: SVal = NoneV()
             for cond, ordered in reversed(domain.orders):
-                result = merge(cond, self._first(node, ordered, env), result, node.pos)
+                result = merge(cond, self._first(node, ordered, scope.under(cond)), result, node.pos)
             return result
-        return self._first(node, domain, env)
+        return self._first(node, domain, scope)
 
-    def _first(self, node: s.First, domain: SVal, env: Env) -> SVal:
+    def _first(self, node: s.First, domain: SVal, scope: Scope) -> SVal:
+        """The first present item whose condition holds; later items are evaluated only until then."""
         items = self._items(domain, node.pos)
+        in_order = self._in_order(domain)
+        found: Z = FALSE
+        chosen: list[tuple[Z, SVal]] = []
+        for x, m, _ in items:
+            inner = scope.under(z3.And(m, z3.Not(found)) if in_order else m)
+            hit = z3.And(m, truth(self.visit(node.cond, inner.bind(node.var, x)), node.pos))
+            chosen.append((hit, x))
+            found = z3.Or(found, hit)
         result: SVal = NoneV()
-        for x, m, _ in reversed(items):
-            cond = z3.And(m, self.boolean(node.cond, {**env, node.var: x}))
-            result = merge(cond, x, result, node.pos)
+        for hit, x in reversed(chosen):
+            result = merge(hit, x, result, node.pos)
         return result
 
-    def _e_Filter(self, node: s.Filter, env: Env) -> SVal:
-        domain = self.expr(node.domain, env)
+    def filter(self, node: s.Filter, scope: Scope) -> SVal:
+        domain = self.visit(node.domain, scope)
         if isinstance(domain, BagV):
-            items = self.backend.card_items(domain)
-            counts = tuple(z3.If(self.boolean(node.cond, {**env, node.var: x}), c, 0)
-                           for (x, _, c) in items)
+            items = self.model.card_items(domain, node.pos)
+            counts = tuple(z3.If(self._keeps(node, x, c > 0, scope), c, 0) for (x, _, c) in items)
             return BagV(counts)
         if isinstance(domain, ListV) and domain.orders:
             raise Unsupported(node.pos, "a filtered list whose order depends on the state")
         items = self._items(domain, node.pos)
-        return ListV(tuple((x, z3.And(m, self.boolean(node.cond, {**env, node.var: x}))) for x, m, _ in items))
+        return ListV(tuple((x, z3.And(m, self._keeps(node, x, m, scope))) for x, m, _ in items))
+
+    def _keeps(self, node: s.Filter, item: SVal, present: Z, scope: Scope) -> Z:
+        return truth(self.visit(node.cond, scope.under(present).bind(node.var, item)), node.pos)
+
+
+def _extreme(kind: str, bodies: list[tuple[SVal, Z, Z]], pos: s.Pos) -> SVal:
+    """most / least: none when no item is present (as the engine's max/min of nothing)."""
+    best: Z = z3.IntVal(0)
+    found: Z = FALSE
+    for b, m, _ in bodies:
+        v = integer(b, pos)
+        present = z3.And(m, z3.Not(v.none))
+        better = v.term > best if kind == "most" else v.term < best
+        best = z3.If(z3.And(present, z3.Or(z3.Not(found), better)), v.term, best)
+        found = z3.Or(found, present)
+    return IntV(best, z3.Not(found))
+
+
+def floor_div(a: Z, b: Z) -> Z:
+    """language/arith.py's floor division in SMT terms: SMT's `div` rounds so that the remainder is
+    never negative, which is the floor for a positive divisor; a negative one is negated away."""
+    return z3.If(b > 0, a / b, (-a) / (-b))
+
+
+def floor_mod(a: Z, b: Z) -> Z:
+    return a - b * floor_div(a, b)
 
 
 _ORDER: dict[str, Callable[[Z, Z], Z]] = {
     "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
 }
 _ARITH: dict[str, Callable[[Z, Z], Z]] = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "//": lambda a, b: a / b, "%": lambda a, b: a % b,
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "//": floor_div, "%": floor_mod,
 }
+
+
+# ---------------------------------------------------------------- value helpers
+
+
+def truth(v: SVal, pos: s.Pos) -> Z:
+    """A value as a condition: a boolean, or none (false)."""
+    if isinstance(v, BoolV):
+        return v.term
+    if isinstance(v, NoneV):
+        return FALSE
+    raise Unsupported(pos, f"a {v.kind()} used as a condition")
+
+
+def integer(v: SVal, pos: s.Pos) -> IntV:
+    if isinstance(v, IntV):
+        return v
+    if isinstance(v, NoneV):
+        return IntV(z3.IntVal(0), TRUE)
+    raise Unsupported(pos, f"a {v.kind()} used as a number")
+
+
+def _flagged_equal(a: IntV | StrV | BoolV, b: IntV | StrV | BoolV) -> Z:
+    an, bn = a.none, b.none
+    return z3.Or(z3.And(an, bn), z3.And(z3.Not(an), z3.Not(bn), a.term == b.term))
 
 
 def equal(a: SVal, b: SVal, pos: s.Pos) -> Z:
@@ -383,31 +616,40 @@ def equal(a: SVal, b: SVal, pos: s.Pos) -> Z:
         return is_none(b)
     if isinstance(b, NoneV):
         return is_none(a)
-    if (isinstance(a, IntV) and isinstance(b, IntV)) or (isinstance(a, StrV) and isinstance(b, StrV)):
-        an, bn = a.none, b.none
-        return z3.Or(z3.And(an, bn), z3.And(z3.Not(an), z3.Not(bn), a.term == b.term))
-    for cls in (BoolV, PlayerV, CardV):
-        if isinstance(a, cls) and isinstance(b, cls):
-            return a.term == b.term
-    if isinstance(a, PileV) and isinstance(b, PileV):
-        return z3.BoolVal(a.name == b.name)
+    same = type(a) is type(b)
+    if same and isinstance(a, (IntV, StrV, BoolV)) and isinstance(b, (IntV, StrV, BoolV)):
+        return _flagged_equal(a, b)
+    if same and isinstance(a, (PlayerV, CardV)) and isinstance(b, (PlayerV, CardV)):
+        return a.term == b.term
+    if isinstance(a, PlaceV) and isinstance(b, PlaceV):
+        return _same_place(a, b)
     raise Unsupported(pos, f"compares a {a.kind()} with a {b.kind()}")
 
 
+def _same_place(a: PlaceV, b: PlaceV) -> Z:
+    if a.player is None or b.player is None:
+        return z3.BoolVal(a.player is None and b.player is None and a.pile == b.pile)
+    return a.player == b.player
+
+
 def none_like(v: SVal) -> SVal:
-    """The `none` of v's type."""
+    """The `none` of v's type (for a list: the list without items)."""
     if isinstance(v, IntV):
-        return IntV(z3.IntVal(0), z3.BoolVal(True))
+        return IntV(z3.IntVal(0), TRUE)
     if isinstance(v, StrV):
-        return StrV(z3.StringVal(""), z3.BoolVal(True))
+        return StrV(z3.StringVal(""), TRUE)
+    if isinstance(v, BoolV):
+        return BoolV(FALSE, TRUE)
     if isinstance(v, PlayerV):
         return PlayerV(z3.IntVal(NONE_ID))
     if isinstance(v, CardV):
         return CardV(z3.IntVal(NONE_ID))
     if isinstance(v, ListV):
-        return ListV(tuple((x, z3.BoolVal(False)) for x, _ in v.items))
+        return ListV(tuple((x, FALSE) for x, _ in v.items))
     if isinstance(v, BagV):
         return BagV(tuple(z3.IntVal(0) for _ in v.counts))
+    if isinstance(v, PlaceV) and v.player is not None:
+        return PlaceV(player=z3.IntVal(NONE_ID))
     return v
 
 
@@ -421,22 +663,37 @@ def merge(cond: Z, a: SVal, b: SVal, pos: s.Pos) -> SVal:
         b = none_like(a)
     if type(a) is not type(b):
         raise Unsupported(pos, f"'if' gives a {a.kind()} or a {b.kind()}")
-    if isinstance(a, IntV) and isinstance(b, IntV):
-        return IntV(z3.If(cond, a.term, b.term), z3.If(cond, a.none, b.none))
-    if isinstance(a, StrV) and isinstance(b, StrV):
-        return StrV(z3.If(cond, a.term, b.term), z3.If(cond, a.none, b.none))
-    if isinstance(a, BoolV) and isinstance(b, BoolV):
-        return BoolV(z3.If(cond, a.term, b.term))
-    if isinstance(a, PlayerV) and isinstance(b, PlayerV):
-        return PlayerV(z3.If(cond, a.term, b.term))
-    if isinstance(a, CardV) and isinstance(b, CardV):
-        return CardV(z3.If(cond, a.term, b.term))
+    if isinstance(a, (IntV, StrV, BoolV)):
+        assert isinstance(b, (IntV, StrV, BoolV))
+        return type(a)(z3.If(cond, a.term, b.term), z3.If(cond, a.none, b.none))
+    if isinstance(a, (PlayerV, CardV)):
+        assert isinstance(b, (PlayerV, CardV))
+        return type(a)(z3.If(cond, a.term, b.term))
     if isinstance(a, BagV) and isinstance(b, BagV):
         return BagV(tuple(z3.If(cond, x, y) for x, y in zip(a.counts, b.counts, strict=True)))
-    if isinstance(a, ListV) and isinstance(b, ListV) and len(a.items) == len(b.items) \
-            and not a.orders and not b.orders:
-        return ListV(tuple((merge(cond, x, y, pos), z3.If(cond, m, n))
-                           for (x, m), (y, n) in zip(a.items, b.items, strict=True)))
-    if isinstance(a, PileV) and isinstance(b, PileV) and a.name == b.name:
-        return a
+    if isinstance(a, ListV) and isinstance(b, ListV):
+        return _merge_lists(cond, a, b, pos)
+    if isinstance(a, PlaceV) and isinstance(b, PlaceV):
+        return _merge_places(cond, a, b, pos)
     raise Unsupported(pos, f"'if' between two {a.kind()} values")
+
+
+def _merge_lists(cond: Z, a: ListV, b: ListV, pos: s.Pos) -> ListV:
+    """Two lists of the same items (seats, say): each item present as the chosen list says; the
+    order, when either list's depends on the state, is the chosen list's."""
+    if len(a.items) != len(b.items):
+        raise Unsupported(pos, "'if' between lists of different lengths")
+    items = tuple((merge(cond, x, y, pos), z3.If(cond, m, n)) for (x, m), (y, n) in zip(a.items, b.items, strict=True))
+    if not a.orders and not b.orders:
+        return ListV(items)
+    orders = tuple((z3.And(cond, c), lst) for c, lst in (a.orders or ((TRUE, a),)))
+    orders += tuple((z3.And(z3.Not(cond), c), lst) for c, lst in (b.orders or ((TRUE, b),)))
+    return ListV(items, orders)
+
+
+def _merge_places(cond: Z, a: PlaceV, b: PlaceV, pos: s.Pos) -> PlaceV:
+    if a.player is None and b.player is None and a.pile == b.pile:
+        return a
+    if a.player is not None and b.player is not None:
+        return PlaceV(player=z3.If(cond, a.player, b.player))
+    raise Unsupported(pos, "'if' between a pile and a hand")

@@ -6,8 +6,8 @@ first state counterexample as a scenario that fails when replayed; `--docs FILE`
 writes docs/invariants.md. Exit 0 when everything is proved, 1 otherwise, 2 for
 bad input (raised as BaoError and reported by the command line).
 
-This module and the z3_*.py modules are the only ones importing z3, so that the
-other commands start without it.
+The modules of proofs/ are the only ones importing z3, so that the other
+commands start without it.
 """
 
 from __future__ import annotations
@@ -16,12 +16,21 @@ import argparse
 import time
 from pathlib import Path
 
-from . import syntax as s
-from .engine import Engine, Move
-from .errors import BaoError
-from .model import Ruleset, load_ruleset
-from .paths import default_rules_dir
-from .verify_report import (
+from ..engine.engine import Engine
+from ..engine.move import Move
+from ..engine.state import State
+from ..language import syntax as s
+from ..language.errors import BaoError
+from ..language.load import load_ruleset
+from ..language.paths import default_rules_dir
+from ..language.ruleset import Ruleset
+from ..scenarios.parser import parse_scenario_text
+from ..scenarios.runner import check_invariants
+from ..scenarios.setup import build_table
+from ..scenarios.syntax import Table
+from .distribution import Outcome, StateCex, prove_state
+from .placement import prove_placement, reads_places, transitions
+from .report import (
     Method,
     Result,
     check_players,
@@ -32,8 +41,6 @@ from .verify_report import (
     scenario_table,
     shown_path,
 )
-from .z3_places import prove_placement, reads_places, transitions
-from .z3_state import Outcome, StateCex, prove_state
 
 EXIT_OK, EXIT_FAIL = 0, 1
 
@@ -119,40 +126,22 @@ def scenario_text(eng: Engine, inv: s.InvariantDecl, cex: StateCex) -> tuple[str
 
 
 def breaking_move(eng: Engine, text: str, ident: str, limit: int = 500) -> str | None:
-    """A legal move from the scenario's table after which the replay names invariant `ident`."""
-    from .scenario_parser import parse_scenario_text
-    from .scenario_runner import check_invariants
-    from .scenario_setup import build_table
-    from .scenario_syntax import Table
-
+    """A legal move from the scenario's table after which the replay names invariant `ident`,
+    in the engine's own move text (which the scenario language reads back)."""
     setup = parse_scenario_text(text, "<counterexample>").setup
     assert isinstance(setup, Table)
     st = build_table(eng, setup)
     for i, move in enumerate(eng.legal_moves(st)):
         if i >= limit:
             break
-        try:
-            applied = eng.apply(st, move)
-        except BaoError:
-            continue
-        if isinstance(applied, tuple) and (check_invariants(eng, applied[0]) or "").startswith(f"invariant {ident} "):
-            return move_text(eng, st, move)
+        if _breaks(eng, st, move, ident):
+            return eng.describe(st, move)
     return None
 
 
-def move_text(eng: Engine, st: object, move: Move) -> str:
-    from .state import State
-
-    assert isinstance(st, State)
-    parts = [st.names[move.player], move.name]
-    for key, value in move.args:
-        if value is None:
-            continue
-        if isinstance(value, tuple):
-            shown = eng.slot_label(st, value)
-        elif isinstance(value, bool):
-            shown = "true" if value else "false"
-        else:
-            shown = st.names[value]
-        parts.append(f"{key}={shown}")
-    return " ".join(parts)
+def _breaks(eng: Engine, st: State, move: Move, ident: str) -> bool:
+    try:
+        applied = eng.apply(st, move)
+    except BaoError:
+        return False  # the rules fail on this move: it shows nothing about the invariant
+    return isinstance(applied, tuple) and (check_invariants(eng, applied[0]) or "").startswith(f"invariant {ident} ")

@@ -24,8 +24,10 @@ from variants import (
     RENAMED_PHASE,
     SEAT_ORDER,
     SIX_CARDS,
+    STEAL,
     THRESHOLD_30,
     TWO_ATTEMPTS,
+    TRIBUTE,
     TWO_HELD,
 )
 
@@ -425,3 +427,74 @@ def test_an_ability_without_choice_follows_the_no_choice_rule(make_variant: Make
                                    '# no choice "An ability with no legal choice has no effect"')))
     failed = replay(NO_PEEK_POSSIBLE, without)
     assert failed.failure is not None and "declare `no choice" in failed.failure.message
+
+
+# ---------------------------------------------------------------- invented abilities, no Python edit
+
+# bob called BAO and alice's offensive pluck changed his tableau: the shield is active. alice then
+# draws a Kranich and discards it; in the variant its ability takes a card.
+STEAL_FROM_CALLER = """\
+scenario "An invented ability meets the shield"
+table
+  players alice bob carol
+  alice: Spatz, Amsel
+  bob: Flamingo, Star
+  carol: Meise, Specht
+  draw: Kranich, Rotkehlchen
+  discard: Ara
+  active alice
+  set bao_caller = bob
+  set shield = active
+play
+  alice draw
+  alice discard
+  reject alice steal target=bob.1 by § 4.2 [P99]
+  alice steal target=carol.1
+  expect alice cards 3
+  expect carol.1 is empty
+  expect bob cards 2
+"""
+
+
+def test_an_invented_card_moving_ability_obeys_the_shield(make_variant: MakeVariant) -> None:
+    result = replay(STEAL_FROM_CALLER, engine(make_variant(*STEAL)))
+    assert result.passed, result.failure
+    # Without the shield the same steal from bob is allowed.
+    unshielded = STEAL_FROM_CALLER.replace("  set shield = active\n", "").replace(
+        "  reject alice steal target=bob.1 by § 4.2 [P99]\n  alice steal target=carol.1\n  expect alice cards 3\n"
+        "  expect carol.1 is empty\n  expect bob cards 2\n", "  alice steal target=bob.1\n  expect bob.1 is empty\n")
+    free = replay(unshielded, engine(make_variant(*STEAL)))
+    assert free.passed, free.failure
+
+
+TRIBUTE_PLAY = """\
+scenario "An invented ability in steps, one chosen by another player"
+table
+  players alice bob
+  alice: Spatz, Amsel
+  bob: Flamingo, Star
+  draw: Kranich, Rotkehlchen
+  discard: Ara
+  active alice
+play
+  alice draw
+  alice discard
+  alice tribute giver=bob
+  expect pending hand_over for bob
+  reject alice hand_over card=alice.1 by § 6.10 [P152]
+  bob hand_over card=bob.2
+  expect alice holds Star
+  alice keep_or_bury held=Star keep_it=true
+  expect alice.3 is Star
+  expect bob.2 is empty
+  expect nothing pending
+  alice end_turn
+"""
+
+
+def test_an_invented_ability_in_steps_with_a_choice_by_another_player(make_variant: MakeVariant,
+                                                                       default_engine: Engine) -> None:
+    result = replay(TRIBUTE_PLAY, engine(make_variant(*TRIBUTE)))
+    assert result.passed, result.failure
+    with pytest.raises(ScenarioError, match="unknown move 'tribute'"):
+        replay(TRIBUTE_PLAY, default_engine)

@@ -52,9 +52,48 @@ TWO_ATTEMPTS: tuple[Edit, ...] = (("04_pluck.bao", "attempts 1 open 1", "attempt
 # The discard pile lies face down: nobody learns a discarded card.
 FACE_DOWN_DISCARD: tuple[Edit, ...] = (("02_setup.bao", "pile discard_pile face up", "pile discard_pile face down"),)
 
+# An invented ability that takes a card from another player, written with no line about the shield.
+STEAL: tuple[Edit, ...] = (
+    ("01_deck.bao", "card Kranich       value 11 count 5\n", "card Kranich       value 11 count 5 ability steal\n"),
+    ("05_abilities.bao", "ability peek ", """ability steal "Invented: take any face-down card into your own tableau" § 6.3 [P127]
+  with target: slot
+  require occupied(target) and owner(target) != actor else "choose another player's card" § 6.3 [P127]
+  do { move card_at(target) to free_slot(actor, none) }
+
+ability peek """),
+)
+
+# An invented ability in two steps, the second chosen by another player: the chosen player gives one of
+# their own cards to the ability's owner, who looks at it first and then keeps it or sends it under the pile.
+TRIBUTE: tuple[Edit, ...] = (
+    ("01_deck.bao", "card Kranich       value 11 count 5\n", "card Kranich       value 11 count 5 ability tribute\n"),
+    ("05_abilities.bao", "ability peek ", """ability tribute "Invented: choose a player who must hand you a card" § 6.3 [P127]
+  with giver: player
+  require giver in others(actor) and size(cards(giver)) > 0 else "choose another player with cards" § 6.3 [P127]
+  do { continue hand_over(actor) for giver }
+
+step hand_over(taker: player) "Invented: give the taker one of your own cards, into the taker's hand" § 6.3 [P127]
+  with card: own_slot
+  require occupied(card) else "give a face-down card" § 6.3 [P127]
+  do {
+    let c = card_at(card)
+    move c to hand(taker)
+    peek taker c
+    mark moved c
+    continue keep_or_bury() for taker
+  }
+
+step keep_or_bury() "Invented: keep the handed card on a new slot, or put it under the discard pile" § 6.3 [P127]
+  with held: held_card, keep_it: bool
+  do { if keep_it { move held to free_slot(actor, none) } else { move held to under_pile } }
+
+ability peek """),
+)
+
 # Every variant that plays whole games (random play, JSON round trips, move texts).
 PLAYABLE: dict[str, tuple[Edit, ...]] = {
     "six_cards": SIX_CARDS, "bao_min_seven": BAO_MIN_SEVEN, "one_family": ONE_FAMILY,
     "threshold_30": THRESHOLD_30, "two_held": TWO_HELD, "renamed_phase": RENAMED_PHASE,
     "seat_order": SEAT_ORDER, "two_attempts": TWO_ATTEMPTS, "face_down_discard": FACE_DOWN_DISCARD,
+    "steal": STEAL, "tribute": TRIBUTE,
 }

@@ -100,6 +100,7 @@ def build_table(eng: Engine, table: sc.Table) -> State:
             st.known[card_at_place(st, place)] |= 1 << p
     for name, index, value, pos in table.sets:
         set_variable(eng, st, name, index, value, pos)
+    eng.refresh_protection(st)  # the table's variables may already protect a tableau
     return st
 
 

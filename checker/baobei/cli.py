@@ -8,9 +8,13 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .language.errors import BaoError, SourceError
 from .language.paths import default_scenarios_dir
+
+if TYPE_CHECKING:
+    from .engine.engine import Engine
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -122,7 +126,25 @@ def cmd_bench(args: argparse.Namespace) -> int:
               f"{run.rounds_per_second:,.1f} rounds/s")
     median = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
     print(f"median of {len(runs)}: {median.moves_per_second:,.0f} moves/s, {median.rounds_per_second:,.1f} rounds/s")
+    if args.tally:
+        print_tally(eng, args)
     return EXIT_OK
+
+
+def print_tally(eng: Engine, args: argparse.Namespace) -> None:
+    """The same seeded play, counted: moves by name, rounds in which each watched variable took each value."""
+    from .play.simulate import tally
+
+    watch = [name.strip() for name in (args.watch or "").split(",") if name.strip()]
+    unknown = [name for name in watch if name not in eng.rules.variables]
+    if unknown:
+        raise BaoError(f"--watch names no variable of the rules: {', '.join(unknown)}")
+    counted = tally(eng, args.players, args.rounds, args.seed, watch, args.policy)
+    print(f"tally over {counted.rounds} rounds:")
+    for name, count in sorted(counted.moves.items(), key=lambda item: (-item[1], item[0])):
+        print(f"  {name:<18} {count:>7} moves")
+    for (name, value), count in sorted(counted.seen.items()):
+        print(f"  {name} = {value:<12} in {count} rounds")
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -175,6 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--rounds", type=int, default=200)
             p.add_argument("--seed", type=int, default=1)
             p.add_argument("--repeat", type=int, default=3, help="runs to time; the median is reported")
+            p.add_argument("--tally", action="store_true", help="then count the same play: moves by name")
+            p.add_argument("--watch", metavar="VARS", help="with --tally: variables whose values to count per round")
+            p.add_argument("--policy", choices=["uniform", "kinds"], default="uniform",
+                           help="with --tally: uniform over legal moves, or a kind of move first")
         elif name == "play":
             p.add_argument("--players", type=int, default=3)
             p.add_argument("--seed", type=int, default=1)

@@ -178,6 +178,12 @@ class Compiler(ExprVisitor[Fn, Scope]):
                 return a is not None and b is not None and cmp(a, b)
 
             return ordered
+        if op in ("==", "!=") and "actor" in scope and "active" not in scope and isinstance(node.left, s.Name) \
+                and isinstance(node.right, s.Name) and {node.left.name, node.right.name} == {"actor", "active"}:
+            # `actor == active` opens most guards: compare without two nested calls.
+            if op == "==":
+                return lambda ctx: ctx.env["actor"] == ctx.st.active
+            return lambda ctx: ctx.env["actor"] != ctx.st.active
         if op in ("==", "!="):
             return self._equality(op, node, left, right)
         fn = _arith(_ARITH[op], node.pos)

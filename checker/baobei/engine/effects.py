@@ -370,7 +370,7 @@ class Effects:
             st = ctx.st
             st.active = p
             st.turn += 1
-            if clear != -1:
+            if clear != -1 and any(st.marks):
                 st.marks = [m & clear for m in st.marks]  # marks that last a turn end with it
             log(ctx, origin, lambda: f"{st.names[p]}'s turn begins")
 

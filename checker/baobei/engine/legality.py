@@ -364,6 +364,23 @@ class Legality:
                  if i in checked or cm.player_level(Ctx(st, self.env_for(st, cm, p, ()), None))]
         return rng.choice(every) if every else None
 
+    def random_move_by_kind(self, st: State, rng: random.Random) -> Move | None:
+        """A kind of move first (a player and a move of the rules, uniformly among those with a legal
+        move), then a legal move of that kind, uniformly."""
+        halt = self.halt(st)
+        kinds = [(p, cm) for p in range(len(st.names)) for cm in self.candidates(st, p, halt)]
+        rng.shuffle(kinds)
+        for player, cm in kinds:
+            domains = self._domains(st, cm, player)
+            for _ in range(SAMPLING_TRIES):
+                values = self._sample(st, cm, player, domains, rng) if all(domains) else None
+                if values is not None:
+                    return Move(player, cm.name, tuple(zip(cm.no_args, values, strict=True)))
+            every = list(self.moves_of(st, player, cm))
+            if every:
+                return rng.choice(every)
+        return None
+
     def _count(self, st: State, cm: CompiledMove, actor: int, sizes: dict[tuple[str, int], int]) -> int:
         """How many argument tuples a move's domains allow (their product)."""
         out = 1

@@ -8,10 +8,22 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from ..engine.engine import Engine
+from ..engine.move import Move
 from ..engine.state import State
+
+Policy = Callable[[Engine, State, random.Random], "Move | None"]
+
+# How random play chooses: uniformly over every legal move, or a kind of move first (a player and a
+# move of the rules, among those with a legal move), then its arguments.
+POLICIES: dict[str, Policy] = {
+    "uniform": lambda eng, st, rng: eng.random_move(st, rng),
+    "kinds": lambda eng, st, rng: eng.random_move_by_kind(st, rng),
+}
 
 
 @dataclass
@@ -79,3 +91,49 @@ def bench(eng: Engine, players: int, rounds: int, seed: int, cap: int = 5000) ->
         play_match(eng, st, rng, cap, stats, rounds)
     stats.seconds = time.perf_counter() - start
     return stats
+
+
+@dataclass
+class Tally:
+    """What seeded random play did: moves by name, and in how many rounds each watched variable took a value."""
+
+    rounds: int = 0
+    moves: Counter[str] = field(default_factory=Counter)
+    seen: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+
+def tally(eng: Engine, players: int, rounds: int, seed: int, watch: list[str], policy: str = "uniform",
+          cap: int = 5000) -> Tally:
+    """Play like `bench` (same seeds, same moves) and count instead of timing."""
+    names = [f"p{i + 1}" for i in range(players)]
+    rng = random.Random(seed)
+    out = Tally()
+    game = 0
+    while out.rounds < rounds:
+        st, _ = eng.new_match(names, seed + game, log=False)
+        game += 1
+        _tally_match(eng, st, rng, cap, out, rounds, watch, policy)
+    return out
+
+
+def _tally_match(eng: Engine, st: State, rng: random.Random, cap: int, out: Tally, rounds: int,
+                 watch: list[str], policy: str) -> None:
+    current, in_round, values = st.round, 0, _values(st, watch)
+    while out.rounds < rounds:
+        move = POLICIES[policy](eng, st, rng)
+        if move is None or in_round >= cap:  # the match is over, or the round is capped (D9)
+            out.rounds += 1
+            out.seen.update(values)
+            return
+        eng.push_generated(st, move)
+        out.moves[move.name] += 1
+        in_round += 1
+        if st.round != current:
+            out.rounds += 1
+            out.seen.update(values)
+            current, in_round, values = st.round, 0, set()
+        values |= _values(st, watch)
+
+
+def _values(st: State, watch: list[str]) -> set[tuple[str, str]]:
+    return {(name, str(st.vars.get(name))) for name in watch if name in st.vars}

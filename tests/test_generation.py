@@ -102,5 +102,5 @@ def test_rejection_sampling_falls_back_to_enumeration(default_engine: Engine) ->
     legal = set(default_engine.legal_moves(st))
     rng = random.Random(3)
     # With no sampling tries left, every move comes from the enumeration, still only legal ones.
-    moves = {default_engine.random_move(st, rng, tries=0) for _ in range(400)}
+    moves = {default_engine.random_move(st, rng, tries=0) for _ in range(12 * len(legal))}
     assert moves == legal

@@ -58,6 +58,8 @@ class Effects:
         self.draw_pile = list(rules.piles).index("draw_pile")
         self.mark_bits = eng.facts.mark_bits
         self.protections: list[Protection] = []  # set by the engine once the rules are compiled
+        # The marks every card an ability moves, swaps or places gets, only when the change happens.
+        self.ability_marks = sum(1 << eng.facts.mark_bits[m.name] for m in rules.marks.values() if m.on_ability_moves)
 
     # ------------------------------------------------------------ card places
     def take_out(self, st: State, card: int) -> object:
@@ -160,6 +162,8 @@ class Effects:
             src = self.take_out(st, c)
             self.put(st, c, where)
             self._touched(ctx, src, where)
+            if ctx.marking:
+                st.marks[c] |= ctx.marking
             if ctx.log is not None:
                 log(ctx, origin, lambda: f"{st.facts.label(c)} moves from "
                     f"{self.where_label(st, src)} to {self.where_label(st, where)}")
@@ -180,6 +184,9 @@ class Effects:
             st.tableaux[where_a[0]][where_a[1] - 1] = b
             st.tableaux[where_b[0]][where_b[1] - 1] = a
             self._touched(ctx, where_a, where_b)
+            if ctx.marking:
+                st.marks[a] |= ctx.marking
+                st.marks[b] |= ctx.marking
             log(ctx, origin, lambda: f"the cards on {self.where_label(st, where_a)} and "
                 f"{self.where_label(st, where_b)} swap places")
 
@@ -203,6 +210,8 @@ class Effects:
             c = pile.pop()
             self.put(st, c, where)
             self._touched(ctx, where)
+            if ctx.marking:
+                st.marks[c] |= ctx.marking
             if bind:
                 ctx.env[bind] = c
             if ctx.log is not None:

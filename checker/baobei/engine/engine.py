@@ -220,6 +220,8 @@ class Engine(Legality):
     def _body(self, st: State, cm: CompiledMove, env: dict[str, Any], log: list[Event] | None) -> None:
         """Run a move's or ability's effects, then tell the rules whose tableau they changed (`on changed`)."""
         ctx = Ctx(st, env, log, set())
+        if cm.decl.is_ability:
+            ctx.marking = self.effects.ability_marks
         cm.body(ctx)
         if ctx.changed and "changed" in self.hook_procs:
             for owner in sorted(ctx.changed):

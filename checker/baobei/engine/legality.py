@@ -81,6 +81,11 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
             levels[max(read)].append(fn)
         else:
             fixed.append((fn, req))
+    held = [i for i, p in enumerate(m.params) if p.kind == "held_card"]
+    for i in held:
+        # Held cards of one species are interchangeable: generation names them in the order held, as the
+        # move notation reads them, so a move and its text stay one and the same.
+        levels[i].append(_first_of_species(params, held, i))
     for i, name in enumerate(params):
         if name in targets:
             for protection in protections:
@@ -241,11 +246,20 @@ class Legality:
             return list(st.hands[actor])
         return [False, True]
 
-    def _domains(self, st: State, cm: CompiledMove, actor: int) -> list[list[Any]]:
+    def _domains(self, st: State, cm: CompiledMove, actor: int,
+                  cache: dict[tuple[str, int, bool], list[Any]] | None = None) -> list[list[Any]]:
+        """The values each argument may take; `cache` shares them between the moves of one state."""
         out = []
         for p in cm.decl.params:
-            values = self.domain(st, p.kind, actor)
-            out.append([None, *values] if p.optional else values)
+            key = (p.kind, actor if p.kind != "slot" else -1, p.optional)
+            values = cache.get(key) if cache is not None else None
+            if values is None:
+                values = self.domain(st, p.kind, actor)
+                if p.optional:
+                    values = [None, *values]
+                if cache is not None:
+                    cache[key] = values
+            out.append(values)
         return out
 
     def candidates(self, st: State, player: int, halt: s.HaltDecl | bool | None = False) -> list[CompiledMove]:
@@ -346,6 +360,7 @@ class Legality:
         weights = [self._count(st, cm, p, sizes) for p, cm in options]
         total = sum(weights)
         checked: dict[int, list[list[Any]]] = {}  # options whose player-level guards hold: their domains
+        cache: dict[tuple[str, int, bool], list[Any]] = {}
         rejections = 0
         while total and rejections < tries:
             i = _pick_weighted(rng.randrange(total), weights)
@@ -355,7 +370,7 @@ class Legality:
                     total -= weights[i]
                     weights[i] = 0
                     continue
-                checked[i] = self._domains(st, cm, player)
+                checked[i] = self._domains(st, cm, player, cache)
             values = self._sample(st, cm, player, checked[i], rng)
             if values is not None:
                 return Move(player, cm.name, tuple(zip(cm.no_args, values, strict=True)))
@@ -418,6 +433,22 @@ class Legality:
                 if not fn(ctx):
                     return None
         return values
+
+
+def _first_of_species(params: list[str], held: list[int], i: int) -> Fn:
+    earlier = [params[j] for j in held if j < i]
+    name = params[i]
+
+    def canonical(ctx: Ctx) -> bool:
+        card = ctx.env[name]
+        if card is None:
+            return True
+        used = {ctx.env[e] for e in earlier}
+        species = ctx.st.facts.species
+        first = next((c for c in ctx.st.hands[ctx.env["actor"]] if species[c] == species[card] and c not in used), None)
+        return first == card
+
+    return canonical
 
 
 def _unprotected(param: str, protection: Protection, protections: list[Protection]) -> Fn:

@@ -81,8 +81,9 @@ def player_seat(st: State, name: str) -> int:
     return st.names.index(name)
 
 
-def arg_value(st: State, actor: int, kind: str, literal: Literal) -> Any:
-    """The engine's value of a move argument of the given kind."""
+def arg_value(st: State, actor: int, kind: str, literal: Literal, used: set[int] | None = None) -> Any:
+    """The engine's value of a move argument of the given kind; `used` are held cards named before it
+    in the same move (naming one species twice names the first and the second such card held)."""
     shape, data = literal
     if shape == "none":
         return None
@@ -99,12 +100,14 @@ def arg_value(st: State, actor: int, kind: str, literal: Literal) -> Any:
             raise NotationError(f"expected true or false, found {data}")
         return data
     if kind == "held_card":
-        return _held_card(st, actor, shape, data)
+        return _held_card(st, actor, shape, data, used or set())
     raise NotationError(f"no argument of kind {kind!r}")
 
 
-def _held_card(st: State, actor: int, shape: str, data: Any) -> int:
-    hand = st.hands[actor]
+def _held_card(st: State, actor: int, shape: str, data: Any, used: set[int]) -> int:
+    # A card already named earlier in the move is named again only when the hand holds no other of its
+    # species: the rules then say why one card cannot serve twice.
+    hand = [c for c in st.hands[actor] if c not in used] + [c for c in st.hands[actor] if c in used]
     if shape == "card":
         card = st.facts.by_label.get(data)
         if card is None:
@@ -128,6 +131,7 @@ def build_move(moves: dict[str, s.MoveDecl], st: State, player: str, name: str,
     if decl is None:
         raise NotationError(f"unknown move {name!r}; the rules define: {', '.join(moves)}")
     params = list(decl.params)
+    kinds = {p.name: p.kind for p in params}
     values: dict[str, Any] = {}
     for i, (key, literal) in enumerate(args):
         if key is None:
@@ -141,7 +145,8 @@ def build_move(moves: dict[str, s.MoveDecl], st: State, player: str, name: str,
             raise NotationError(f"{name} has no argument {key!r}; it takes: "
                                 f"{', '.join(q.name for q in params) or 'none'}", i)
         try:
-            values[key] = arg_value(st, actor, param.kind, literal)
+            used = {v for k, v in values.items() if kinds[k] == "held_card"}
+            values[key] = arg_value(st, actor, param.kind, literal, used)
         except NotationError as err:
             raise NotationError(str(err), i) from None
     return Move(actor, name, tuple((q.name, values.get(q.name)) for q in params))

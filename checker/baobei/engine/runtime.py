@@ -16,7 +16,7 @@ Proc = Callable[["Ctx"], None]
 class Ctx:
     """What a running closure sees: the state, local names, the event log, and the tableaux changed so far."""
 
-    __slots__ = ("changed", "env", "log", "st")
+    __slots__ = ("changed", "env", "log", "marking", "st")
 
     def __init__(self, st: State, env: dict[str, Any], log: list[Event] | None,
                  changed: set[int] | None = None) -> None:
@@ -24,9 +24,12 @@ class Ctx:
         self.env = env
         self.log = log
         self.changed = changed  # None where no move's changes are being recorded (guards, the deal)
+        self.marking = 0  # marks every card this rule moves gets (the rules' `on ability moves` marks)
 
     def derive(self, env: dict[str, Any]) -> Ctx:
-        return Ctx(self.st, env, self.log, self.changed)
+        ctx = Ctx(self.st, env, self.log, self.changed)
+        ctx.marking = self.marking
+        return ctx
 
 
 @dataclass(frozen=True)

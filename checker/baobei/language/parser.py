@@ -262,8 +262,9 @@ class RulesBuilder(SourceBuilder):
         return s.WindowDecl(self._p(meta), unquote(title), tuple(unquote(k) for k in kinds), int(attempts),
                             int(open_max), cite)
 
-    def mark_decl(self, meta: Any, name: Token, text: Token, cite: s.Citation, until: Token | None) -> s.MarkDecl:
-        return s.MarkDecl(self._p(meta), str(name), unquote(text), cite, until is not None)
+    def mark_decl(self, meta: Any, name: Token, text: Token, cite: s.Citation, until: Token | None,
+                  on_moves: Token | None) -> s.MarkDecl:
+        return s.MarkDecl(self._p(meta), str(name), unquote(text), cite, until is not None, on_moves is not None)
 
     def waiting_decl(self, meta: Any, text: Token, cite: s.Citation) -> s.WaitingDecl:
         return s.WaitingDecl(self._p(meta), unquote(text), cite)

@@ -498,6 +498,7 @@ class MarkDecl:
     text: str
     cite: Citation
     until_turn: bool
+    on_ability_moves: bool = False  # every card an ability moves, swaps or places gets it
 
 
 @dataclass(frozen=True)

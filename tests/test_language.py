@@ -149,7 +149,8 @@ def test_no_string_dispatch_on_node_names() -> None:
     ("03_turn.bao", 'open window "discard" on c', 'open window "discrad" on c',
      "'discrad' is not one of the declared window kinds"),
     ("04_pluck.bao", 'if kind == "own_draw" { move ref to discard_pile }\n  # [P51]',
-     'if window_kind == "own_drw" { move ref to discard_pile }\n  # [P51]', "'own_drw' is not one of the declared window kinds"),
+     'if window_kind == "own_drw" { move ref to discard_pile }\n  # [P51]',
+     "'own_drw' is not one of the declared window kinds"),
     ("02_setup.bao", 'define initial_peek = 2', 'define initial_peek = 2 // 0', "division by zero"),
 ])
 def test_a_typo_in_a_closed_set_is_a_positioned_load_error(make_variant: MakeVariant, file: str, old: str,

@@ -26,8 +26,8 @@ from variants import (
     SIX_CARDS,
     STEAL,
     THRESHOLD_30,
-    TWO_ATTEMPTS,
     TRIBUTE,
+    TWO_ATTEMPTS,
     TWO_HELD,
 )
 

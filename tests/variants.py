@@ -55,7 +55,7 @@ FACE_DOWN_DISCARD: tuple[Edit, ...] = (("02_setup.bao", "pile discard_pile face 
 # An invented ability that takes a card from another player, written with no line about the shield.
 STEAL: tuple[Edit, ...] = (
     ("01_deck.bao", "card Kranich       value 11 count 5\n", "card Kranich       value 11 count 5 ability steal\n"),
-    ("05_abilities.bao", "ability peek ", """ability steal "Invented: take any face-down card into your own tableau" § 6.3 [P127]
+    ("05_abilities.bao", "ability peek ", """ability steal "Invented: take any face-down card" § 6.3 [P127]
   with target: slot
   require occupied(target) and owner(target) != actor else "choose another player's card" § 6.3 [P127]
   do { move card_at(target) to free_slot(actor, none) }
@@ -67,7 +67,7 @@ ability peek """),
 # their own cards to the ability's owner, who looks at it first and then keeps it or sends it under the pile.
 TRIBUTE: tuple[Edit, ...] = (
     ("01_deck.bao", "card Kranich       value 11 count 5\n", "card Kranich       value 11 count 5 ability tribute\n"),
-    ("05_abilities.bao", "ability peek ", """ability tribute "Invented: choose a player who must hand you a card" § 6.3 [P127]
+    ("05_abilities.bao", "ability peek ", """ability tribute "Invented: a player hands you a card" § 6.3 [P127]
   with giver: player
   require giver in others(actor) and size(cards(giver)) > 0 else "choose another player with cards" § 6.3 [P127]
   do { continue hand_over(actor) for giver }

@@ -445,8 +445,9 @@ def _first_of_species(params: list[str], held: list[int], i: int) -> Fn:
             return True
         used = {ctx.env[e] for e in earlier}
         species = ctx.st.facts.species
-        first = next((c for c in ctx.st.hands[ctx.env["actor"]] if species[c] == species[card] and c not in used), None)
-        return first == card
+        hand: list[int] = ctx.st.hands[ctx.env["actor"]]
+        first = next((c for c in hand if species[c] == species[card] and c not in used), None)
+        return first is not None and first == card
 
     return canonical
 

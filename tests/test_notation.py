@@ -31,7 +31,7 @@ def played_states(eng: Engine, players: int, seed: int) -> Iterator[tuple[State,
         eng.push(st, move, log=False)
 
 
-def check_round_trips(eng: Engine, players: int, seed: int, matches: int = 4) -> int:
+def check_round_trips(eng: Engine, players: int, seed: int, matches: int = 8) -> int:
     """Round-trip every state and move of a few seeded matches; the number of states checked."""
     seen = 0
     states = (pair for s in range(seed, seed + matches) for pair in played_states(eng, players, s))

@@ -76,6 +76,7 @@ class Compiler(ExprVisitor[Fn, Scope]):
     def __init__(self, rules: Any, effects: Effects, define_fns: dict[str, Fn], routine_procs: dict[str, Proc]) -> None:
         self.rules = rules
         self.effects = effects
+        self.facts = effects.eng.facts.facts  # the deck's facts by card, for builtins that read them
         self.define_fns = define_fns
         self.routine_procs = routine_procs
         self.piles = {name: PileLoc(i, name) for i, name in enumerate(rules.piles)}
@@ -117,7 +118,8 @@ class Compiler(ExprVisitor[Fn, Scope]):
         funcs = self.define_fns
         formals = [f.name for f in self.rules.defines[name].formals or ()]
         if not args:
-            return lambda ctx: funcs[name](ctx.derive({}))
+            # A definition without arguments runs in a fresh scope: its own bindings stay its own.
+            return lambda ctx: funcs[name](Ctx(ctx.st, {}, None))
 
         def call(ctx: Ctx) -> Any:
             env = {f: a(ctx) for f, a in zip(formals, args, strict=True)}
@@ -132,6 +134,8 @@ class Compiler(ExprVisitor[Fn, Scope]):
         builtin = BUILTINS.get(node.func)
         if builtin is None or builtin.arity != len(args):
             raise RulesError(node.pos, f"unknown function {node.func!r} with {len(args)} argument(s)")
+        if builtin.fact:
+            return _fact_call(builtin, self.facts[builtin.fact], args[0], node.pos)
         return builtin_call(builtin, args, node.pos)
 
     def index(self, node: s.Index, scope: Scope) -> Fn:
@@ -464,6 +468,8 @@ def builtin_call(builtin: Builtin, args: tuple[Fn, ...], pos: s.Pos) -> Fn:
                 raise _wrong_kind(func, pos, (x,)) from None
 
         return call1
+    if len(args) == 2:
+        return _builtin_call2(builtin, args[0], args[1], pos)
 
     def call(ctx: Ctx) -> Any:
         values = tuple(f(ctx) for f in args)
@@ -475,6 +481,37 @@ def builtin_call(builtin: Builtin, args: tuple[Fn, ...], pos: s.Pos) -> Fn:
             raise _wrong_kind(func, pos, values) from None
 
     return call
+
+
+def _fact_call(builtin: Builtin, facts: list[Any], a: Fn, pos: s.Pos) -> Fn:
+    """A card fact read straight from the deck's table (the same value `card_fact` gives)."""
+    default, func = builtin.none_value, builtin.name
+
+    def fact(ctx: Ctx) -> Any:
+        c = a(ctx)
+        if c is None:
+            return default
+        try:
+            return facts[c]
+        except _WRONG_KIND:
+            raise _wrong_kind(func, pos, (c,)) from None
+
+    return fact
+
+
+def _builtin_call2(builtin: Builtin, a: Fn, b: Fn, pos: s.Pos) -> Fn:
+    impl, func, default, total = builtin.run, builtin.name, builtin.none_value, builtin.total
+
+    def call2(ctx: Ctx) -> Any:
+        x, y = a(ctx), b(ctx)
+        if not total and (x is None or y is None):
+            return default
+        try:
+            return impl(ctx.st, x, y)
+        except _WRONG_KIND:
+            raise _wrong_kind(func, pos, (x, y)) from None
+
+    return call2
 
 
 def _short_circuit(want_all: bool, var: str, domain: Fn, body: Fn) -> Fn:

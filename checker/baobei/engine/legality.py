@@ -50,10 +50,16 @@ class CompiledMove:
     needs_attempt: bool  # `require not window_used`: skipped at once while the window has no attempt left
     window_move: bool  # its body uses a window: allowed while an ability waits for the window's calls
     no_args: dict[str, None]
+    arg_kinds: list[tuple[str, int]] = dataclasses.field(default_factory=list)
 
     @property
     def name(self) -> str:
         return self.decl.name
+
+    @property
+    def kinds(self) -> list[tuple[str, int]]:
+        """(kind, 1 if optional else 0) of each argument, in order."""
+        return self.arg_kinds
 
     def player_level(self, ctx: Ctx) -> bool:
         """Whether `by` and the guards that read no argument hold."""
@@ -98,7 +104,8 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
     return CompiledMove(m, by, fixed, dependent, levels, body, phases,
                         m.by is not None and _is_actor_active(m.by),
                         any(_is_window_guard(req.cond) for req in m.requires),
-                        any(_is_attempt_guard(req.cond) for req in m.requires), window_move, dict.fromkeys(params))
+                        any(_is_attempt_guard(req.cond) for req in m.requires), window_move, dict.fromkeys(params),
+                        [(p.kind, int(p.optional)) for p in m.params])
 
 
 class Legality:
@@ -124,6 +131,10 @@ class Legality:
                                  for phase, moves in self._by_phase.items()}
         self._unphased_others = [cm for cm in self._unphased if not cm.active_only]
         self._halts = [(when, decl, _phase_guard(_first_conjunct(decl.when))) for when, decl in self.halts]
+        # The moves others may make with no window open: while there are none, only the active player acts.
+        self._others_without_window = {phase: [cm for cm in moves if not cm.needs_window]
+                                       for phase, moves in self._by_phase_others.items()}
+        self._unphased_without_window = [cm for cm in self._unphased_others if not cm.needs_window]
         # Moves that call on a window: they stay open to the window's players while an ability waits for it.
         self._window_moves = [cm for cm in players if cm.window_move]
 
@@ -210,7 +221,12 @@ class Legality:
     def env_for(self, st: State, cm: CompiledMove, player: int, args: tuple[tuple[str, Any], ...],
                 waiting: Waiting | None = None) -> dict[str, Any]:
         """The names a move's guards and body see: actor, source, a step's values, the arguments."""
-        env: dict[str, Any] = {"actor": player, "source": None}
+        if not cm.decl.is_ability:
+            env = {"actor": player, "source": None, **cm.no_args}
+            if args:
+                env.update(args)
+            return env
+        env = {"actor": player, "source": None}
         if cm.decl.is_ability:
             entry = waiting or (st.waiting[0] if st.waiting else None)
             if entry is not None:
@@ -282,9 +298,11 @@ class Legality:
             moves = self._by_phase.get(st.phase, self._unphased)
         else:
             moves = self._by_phase_others.get(st.phase, self._unphased_others)
-        callable_window = self.window_callable(st)
+        if not moves:
+            return moves
+        windows, callable_window = bool(st.windows), self.window_callable(st)
         return [cm for cm in moves if (halt is None or cm.name in halt.allow)
-                and (st.windows or not cm.needs_window) and (callable_window or not cm.needs_attempt)]
+                and (windows or not cm.needs_window) and (callable_window or not cm.needs_attempt)]
 
     def _holding(self, st: State, player: int, moves: list[CompiledMove]) -> list[CompiledMove]:
         out = []
@@ -355,23 +373,31 @@ class Legality:
         stays uniform over a superset of the legal moves and an accepted sample is uniform over them.
         After `tries` rejections every legal move is listed and one is chosen (uniform as well)."""
         halt = self.halt(st)
-        options = [(p, cm) for p in range(len(st.names)) for cm in self._options(st, p, halt)]
+        options: list[tuple[int, CompiledMove]] = []
+        weights: list[int] = []
         sizes: dict[tuple[str, int], int] = {}  # domain sizes, shared by the options of this state
-        weights = [self._count(st, cm, p, sizes) for p, cm in options]
+        # Only the active player can act unless an ability waits, a window is open or the phase gives
+        # the others moves of their own (the initial peek, say).
+        others = st.waiting or st.windows or self._others_without_window.get(st.phase, self._unphased_without_window)
+        for p in range(len(st.names)) if others else (st.active,):
+            for cm in self._options(st, p, halt):
+                options.append((p, cm))
+                weights.append(self._count(st, cm, p, sizes) if cm.arg_kinds else 1)
         total = sum(weights)
         checked: dict[int, list[list[Any]]] = {}  # options whose player-level guards hold: their domains
         cache: dict[tuple[str, int, bool], list[Any]] = {}
         rejections = 0
         while total and rejections < tries:
-            i = _pick_weighted(rng.randrange(total), weights)
+            i = _pick_weighted(int(rng.random() * total), weights)
             player, cm = options[i]
+            ctx = Ctx(st, self.env_for(st, cm, player, ()), None)
             if i not in checked:
-                if not cm.player_level(Ctx(st, self.env_for(st, cm, player, ()), None)):
+                if not cm.player_level(ctx):
                     total -= weights[i]
                     weights[i] = 0
                     continue
                 checked[i] = self._domains(st, cm, player, cache)
-            values = self._sample(st, cm, player, checked[i], rng)
+            values = self._sample(ctx, cm, checked[i], rng)
             if values is not None:
                 return Move(player, cm.name, tuple(zip(cm.no_args, values, strict=True)))
             rejections += 1
@@ -387,8 +413,9 @@ class Legality:
         rng.shuffle(kinds)
         for player, cm in kinds:
             domains = self._domains(st, cm, player)
+            ctx = Ctx(st, self.env_for(st, cm, player, ()), None)
             for _ in range(SAMPLING_TRIES):
-                values = self._sample(st, cm, player, domains, rng) if all(domains) else None
+                values = self._sample(ctx, cm, domains, rng) if all(domains) else None
                 if values is not None:
                     return Move(player, cm.name, tuple(zip(cm.no_args, values, strict=True)))
             every = list(self.moves_of(st, player, cm))
@@ -399,12 +426,12 @@ class Legality:
     def _count(self, st: State, cm: CompiledMove, actor: int, sizes: dict[tuple[str, int], int]) -> int:
         """How many argument tuples a move's domains allow (their product)."""
         out = 1
-        for p in cm.decl.params:
-            key = (p.kind, actor if p.kind != "slot" else -1)
+        for kind, optional in cm.kinds:
+            key = (kind, actor if kind != "slot" else -1)
             size = sizes.get(key)
             if size is None:
-                size = sizes[key] = self.domain_size(st, p.kind, actor)
-            out *= size + (1 if p.optional else 0)
+                size = sizes[key] = self.domain_size(st, kind, actor)
+            out *= size + optional
         return out
 
     def domain_size(self, st: State, kind: str, actor: int) -> int:
@@ -417,16 +444,15 @@ class Legality:
             return st.tableaux[actor].count(None)
         return len(self.domain(st, kind, actor))
 
-    def _sample(self, st: State, cm: CompiledMove, player: int, domains: list[list[Any]],
-                rng: random.Random) -> list[Any] | None:
+    @staticmethod
+    def _sample(ctx: Ctx, cm: CompiledMove, domains: list[list[Any]], rng: random.Random) -> list[Any] | None:
         """One uniform draw from the argument domains, or None as soon as a guard refuses the arguments
         drawn so far (the rest is not drawn: a rejected draw is thrown away whole, so accepted draws stay
-        uniform)."""
-        env = self.env_for(st, cm, player, ()) if cm.decl.is_ability else {"actor": player, "source": None}
-        ctx = Ctx(st, env, None)
+        uniform). `ctx` holds the mover's names; the drawn arguments are bound in it."""
+        env = ctx.env
         values = []
         for name, domain, level in zip(cm.no_args, domains, cm.levels, strict=True):
-            value = rng.choice(domain)
+            value = domain[int(rng.random() * len(domain))]
             env[name] = value
             values.append(value)
             for fn in level:

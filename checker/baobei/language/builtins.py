@@ -106,6 +106,7 @@ class Builtin:
     enum: str = ""  # the declared names its string values come from ("phases", "window kinds", "marks")
     total: bool = False  # `run` itself handles none arguments
     attribute: str = ""  # a state name that is an attribute of the Table: the engine may read it directly
+    fact: str = ""  # a fact of the deck by card (`card_fact(card, fact)`): the engine may index it directly
 
     @property
     def arity(self) -> int:
@@ -125,11 +126,12 @@ _EMPTY: list[Any] = []
 BUILTINS: dict[str, Builtin] = {b.name: b for b in (
     # ---- card facts (from the deck declaration)
     Builtin("value", ("card",), "int", "The card's value in points.",
-            lambda t, c: t.card_fact(c, "value"), lambda m, pos, c: m.card_fact(c, "value", pos), 0),
+            lambda t, c: t.card_fact(c, "value"), lambda m, pos, c: m.card_fact(c, "value", pos), 0, fact="value"),
     Builtin("family", ("card",), "str", "The card's pluck family (its species unless the deck says otherwise).",
-            lambda t, c: t.card_fact(c, "family"), lambda m, pos, c: m.card_fact(c, "family", pos)),
+            lambda t, c: t.card_fact(c, "family"), lambda m, pos, c: m.card_fact(c, "family", pos), fact="family"),
     Builtin("species", ("card",), "str", "The card's species.",
-            lambda t, c: t.card_fact(c, "species"), lambda m, pos, c: m.card_fact(c, "species", pos)),
+            lambda t, c: t.card_fact(c, "species"), lambda m, pos, c: m.card_fact(c, "species", pos),
+            fact="species"),
     Builtin("has_ability", ("card",), "bool", "Whether the card's species has an ability.",
             lambda t, c: t.card_fact(c, "ability") is not None,
             lambda m, pos, c: m.card_fact(c, "has_ability", pos), False),

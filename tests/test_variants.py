@@ -233,9 +233,10 @@ PEEK_NEEDS_OWN_CARDS = ("05_abilities.bao", "  require occupied(target) else \"c
 def test_an_ability_whose_argument_free_guard_fails_has_no_effect(make_variant: MakeVariant,
                                                                    default_engine: Engine) -> None:
     # § 6.10 [P152]: nothing possible, no effect; the game must not wait for a move nobody can make.
-    variant = replay(PEEK_WITH_NO_CARDS, engine(make_variant(PEEK_NEEDS_OWN_CARDS)))
+    # It is judged once the window closes: the turn ends and nothing waits.
+    variant = replay(PEEK_WITH_NO_CARDS + "  alice end_turn\n", engine(make_variant(PEEK_NEEDS_OWN_CARDS)))
     assert variant.passed and variant.state is not None
-    assert variant.state.waiting == [] and variant.state.phase == "turn_end"
+    assert variant.state.waiting == [] and variant.state.phase == "turn"
     default = replay(PEEK_WITH_NO_CARDS, default_engine)
     assert default.state is not None and [w.ability for w in default.state.waiting] == ["peek"]
 
@@ -414,6 +415,7 @@ table
 play
   alice draw
   alice discard
+  alice end_turn
   expect nothing pending
 """
 

@@ -134,6 +134,8 @@ class Effects:
             if isinstance(place, tuple):
                 decl = protection_against(self.protections, ctx, place[0], ctx.env.get("actor"))
                 if decl is not None:
+                    if ctx.blocked is not None:
+                        ctx.blocked.append(decl)
                     if ctx.log is not None:
                         ctx.log.append(Event(origin.rule, decl.cite, f"{ctx.st.names[place[0]]}'s tableau is "
                                              f"protected ({decl.name}): this change is impossible and left out"))

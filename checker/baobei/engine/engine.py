@@ -250,8 +250,10 @@ class Engine(Legality):
         while st.waiting:
             waiting = st.waiting[0]
             cm = self.moves[waiting.ability]
+            if waiting.after_window and self.window_callable(st):
+                return  # its owner uses it (closing the window), or it is judged once the window's calls end
             possible = self.first_legal(st, waiting.owner, cm) is not None
-            if possible and (cm.decl.params or (waiting.after_window and self.window_callable(st))):
+            if possible and cm.decl.params:
                 return
             st.waiting.pop(0)
             if not possible:

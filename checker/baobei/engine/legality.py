@@ -168,7 +168,25 @@ class Legality:
         bad = self._check_args(st, cm, move)
         if bad is not None:
             return bad
-        return self._check_guards(Ctx(st, self.env_for(st, cm, move.player, move.args), None), cm, move.player)
+        env = self.env_for(st, cm, move.player, move.args)
+        rejection = self._check_guards(Ctx(st, env, None), cm, move.player)
+        if rejection is None:
+            decl = self.blocked_step(st, cm, env)
+            if decl is not None:
+                return Rejection("", f"protect {decl.name}", decl.cite, decl.text[0].lower() + decl.text[1:])
+        return rejection
+
+    def blocked_step(self, st: State, cm: CompiledMove, env: dict[str, Any]) -> s.ProtectDecl | None:
+        """A step of an ability works with values chosen before it (two cards looked at, say): when its
+        choice would change a protected tableau, a trial run on a copy says so, and the choice is refused
+        as the same change chosen directly would be."""
+        if not (cm.decl.is_step and st.protected):
+            return None
+        trial = Ctx(st.copy(), dict(env), None, set())
+        trial.blocked = []
+        trial.marking = 0
+        cm.body(trial)
+        return trial.blocked[0] if trial.blocked else None
 
     def halt(self, st: State) -> s.HaltDecl | None:
         """The first halt of the rules that holds now (while it holds only its allowed moves are legal)."""
@@ -184,6 +202,16 @@ class Legality:
     def window_callable(self, st: State) -> bool:
         return bool(st.windows) and st.windows[-1].attempts > 0
 
+    def deferred(self, st: State) -> bool:
+        """The first waiting ability waits for an open window's calls and has no legal choice now. It is
+        judged only when the window closes (a call may change what it can do), so until then it does not
+        hold up its owner."""
+        if not st.waiting:
+            return False
+        first = st.waiting[0]
+        return first.after_window and self.window_callable(st) and \
+            self.first_legal(st, first.owner, self.moves[first.ability]) is None
+
     def _waiting_gate(self, st: State, cm: CompiledMove, player: int) -> Rejection | None:
         """While an ability waits, only its owner may act, by using it (the rules' waiting rule); an ability
         that waits for a window's calls lets the window's players call first."""
@@ -193,6 +221,8 @@ class Legality:
                 return None
             if first.after_window and cm.window_move and self.window_callable(st):
                 return None
+            if player == first.owner and self.deferred(st):
+                return None  # its ability is not judged yet and has no choice now: the owner goes on
             waiting = self.rules.waiting
             cite = waiting.cite if waiting is not None else self.rules.moves[first.ability].cite
             rule = "waiting" if waiting is not None else first.ability
@@ -294,15 +324,20 @@ class Legality:
             moves = [self.moves[first.ability]] if first.owner == player else []
             if first.after_window and self.window_callable(st):
                 moves = moves + self._window_moves
-        elif player == st.active:
-            moves = self._by_phase.get(st.phase, self._unphased)
+                if first.owner == player and self.deferred(st):
+                    moves = moves + self._phase_moves(st, player)
         else:
-            moves = self._by_phase_others.get(st.phase, self._unphased_others)
+            moves = self._phase_moves(st, player)
         if not moves:
             return moves
         windows, callable_window = bool(st.windows), self.window_callable(st)
         return [cm for cm in moves if (halt is None or cm.name in halt.allow)
                 and (windows or not cm.needs_window) and (callable_window or not cm.needs_attempt)]
+
+    def _phase_moves(self, st: State, player: int) -> list[CompiledMove]:
+        if player == st.active:
+            return self._by_phase.get(st.phase, self._unphased)
+        return self._by_phase_others.get(st.phase, self._unphased_others)
 
     def _holding(self, st: State, player: int, moves: list[CompiledMove]) -> list[CompiledMove]:
         out = []
@@ -321,7 +356,8 @@ class Legality:
 
         def extend(depth: int) -> Iterator[Move]:
             if depth == len(names):
-                yield Move(player, cm.name, tuple((n, env[n]) for n in names))
+                if self.blocked_step(st, cm, env) is None:
+                    yield Move(player, cm.name, tuple((n, env[n]) for n in names))
                 return
             for value in domains[depth]:
                 env[names[depth]] = value
@@ -346,7 +382,7 @@ class Legality:
             ctx.env[p.name] = value
             if not all(fn(ctx) for fn in level):
                 return False
-        return True
+        return self.blocked_step(st, cm, ctx.env) is None
 
     def first_legal(self, st: State, player: int, cm: CompiledMove) -> Move | None:
         if not cm.player_level(Ctx(st, self.env_for(st, cm, player, ()), None)):
@@ -444,8 +480,7 @@ class Legality:
             return st.tableaux[actor].count(None)
         return len(self.domain(st, kind, actor))
 
-    @staticmethod
-    def _sample(ctx: Ctx, cm: CompiledMove, domains: list[list[Any]], rng: random.Random) -> list[Any] | None:
+    def _sample(self, ctx: Ctx, cm: CompiledMove, domains: list[list[Any]], rng: random.Random) -> list[Any] | None:
         """One uniform draw from the argument domains, or None as soon as a guard refuses the arguments
         drawn so far (the rest is not drawn: a rejected draw is thrown away whole, so accepted draws stay
         uniform). `ctx` holds the mover's names; the drawn arguments are bound in it."""
@@ -458,6 +493,8 @@ class Legality:
             for fn in level:
                 if not fn(ctx):
                     return None
+        if cm.decl.is_step and ctx.st.protected and self.blocked_step(ctx.st, cm, env) is not None:
+            return None
         return values
 
 

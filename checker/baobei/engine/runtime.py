@@ -16,7 +16,7 @@ Proc = Callable[["Ctx"], None]
 class Ctx:
     """What a running closure sees: the state, local names, the event log, and the tableaux changed so far."""
 
-    __slots__ = ("changed", "env", "log", "marking", "st")
+    __slots__ = ("blocked", "changed", "env", "log", "marking", "st")
 
     def __init__(self, st: State, env: dict[str, Any], log: list[Event] | None,
                  changed: set[int] | None = None) -> None:
@@ -25,10 +25,12 @@ class Ctx:
         self.log = log
         self.changed = changed  # None where no move's changes are being recorded (guards, the deal)
         self.marking = 0  # marks every card this rule moves gets (the rules' `on ability moves` marks)
+        self.blocked: list[Any] | None = None  # in a trial run: the protections that made a change impossible
 
     def derive(self, env: dict[str, Any]) -> Ctx:
         ctx = Ctx(self.st, env, self.log, self.changed)
         ctx.marking = self.marking
+        ctx.blocked = self.blocked
         return ctx
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from ..language import syntax as s
 from ..language.check import Checker
 from ..language.errors import BaoError, EngineError, IllegalMove, Rejection
-from ..language.ruleset import HOOKS, Ruleset
+from ..language.ruleset import Ruleset
 from ..language.walk import walk_stmts
 from .compiler import Compiler
 from .effects import Effects
@@ -302,5 +302,3 @@ class Engine(Legality):
                 return self.rules.invariants[ident]
         return None
 
-
-__all__ = ["HOOKS", "Engine", "Move"]

@@ -50,16 +50,12 @@ class CompiledMove:
     needs_attempt: bool  # `require not window_used`: skipped at once while the window has no attempt left
     window_move: bool  # its body uses a window: allowed while an ability waits for the window's calls
     no_args: dict[str, None]
-    arg_kinds: list[tuple[str, int]] = dataclasses.field(default_factory=list)
+    arg_kinds: list[tuple[str, int]] = dataclasses.field(default_factory=list)  # (kind, 1 if optional) per argument
 
     @property
     def name(self) -> str:
         return self.decl.name
 
-    @property
-    def kinds(self) -> list[tuple[str, int]]:
-        """(kind, 1 if optional else 0) of each argument, in order."""
-        return self.arg_kinds
 
     def player_level(self, ctx: Ctx) -> bool:
         """Whether `by` and the guards that read no argument hold."""
@@ -462,7 +458,7 @@ class Legality:
     def _count(self, st: State, cm: CompiledMove, actor: int, sizes: dict[tuple[str, int], int]) -> int:
         """How many argument tuples a move's domains allow (their product)."""
         out = 1
-        for kind, optional in cm.kinds:
+        for kind, optional in cm.arg_kinds:
             key = (kind, actor if kind != "slot" else -1)
             size = sizes.get(key)
             if size is None:

@@ -19,7 +19,6 @@ from ..language.walk import free_names
 from .runtime import Ctx, Fn
 
 Taint = dict[str, frozenset[str]]  # a local name -> the arguments its value derives from
-_CHANGES = (s.MoveCard, s.Swap, s.Draw)
 
 
 @dataclass(frozen=True)
@@ -126,6 +125,3 @@ def protection_against(protections: list[Protection], ctx: Ctx, owner: int, by: 
             return p.decl
     return protections[0].decl if protections else None
 
-
-def is_changing(node: s.Stmt) -> bool:
-    return isinstance(node, _CHANGES)

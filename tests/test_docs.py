@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from baobei.docs.generate import EXIT_BAD_INPUT, EXIT_FAIL, EXIT_OK, Project, run
+from baobei.docs.index import PROPERTY_KINDS
 from baobei.language.errors import ScenarioError
 from baobei.language.load import load_ruleset
 from baobei.language.paths import PROJECT_ROOT
@@ -168,7 +169,7 @@ def _touches(cite: Citation, ranges: dict[str, tuple[int, int]]) -> set[str]:
 
 def _encoded_sections(ranges: dict[str, tuple[int, int]]) -> set[str]:
     rules = load_ruleset(PROJECT_ROOT / "rules")
-    cites = [c for kind, _, c, _ in rules.cited_rules() if kind != "invariant"]
+    cites = [c for kind, _, c, _ in rules.cited_rules() if kind not in PROPERTY_KINDS]
     cites += [r.cite for m in rules.moves.values() for r in m.requires]
     return set().union(*(_touches(c, ranges) for c in cites))
 
@@ -225,8 +226,8 @@ def test_coverage_table_matches_rules_and_scenarios(generated: Project) -> None:
     ranges = _section_ranges()
     rules = load_ruleset(generated.rules)
     cited = rules.cited_rules()
-    decls = [c for kind, _, c, _ in cited if kind != "invariant" and c.section]
-    invariants = [c for kind, _, c, _ in cited if kind == "invariant"]
+    decls = [c for kind, _, c, _ in cited if kind not in PROPERTY_KINDS and c.section]
+    invariants = [c for kind, _, c, _ in cited if kind in PROPERTY_KINDS]
     guards = [r.cite for m in rules.moves.values() for r in m.requires]
     decisions = [a.cite for a in rules.assumptions.values()]
     scenarios = [parse_scenario_file(p).cites for p in sorted(generated.scenarios.rglob("*.scenario"))]

@@ -92,9 +92,12 @@ def cmd_rules(args: argparse.Namespace) -> int:
     sections = sorted({c.section for _, _, c, _ in cited if c.section}, key=_section_key)
     paras = {p for _, _, c, _ in cited for p in c.paras}
     print(f"rules {directory}: {len(rules.files)} files, valid")
+    two_state = [i for i in rules.invariants.values() if i.two_state]
     print(f"  {len(moves)} moves, {len(abilities)} abilities, {len(rules.routines)} routines, "
           f"{len(rules.hooks)} hooks, {len(rules.defines)} definitions, {len(rules.tables)} tables, "
-          f"{len(rules.variables)} variables, {len(rules.invariants)} invariants")
+          f"{len(rules.variables)} variables")
+    print(f"  {len(rules.invariants)} invariants ({len(two_state)} of them transition invariants, judged "
+          f"for every move), {len(rules.progress)} progress propert{'y' if len(rules.progress) == 1 else 'ies'}")
     deck = sum(sp.count for sp in rules.species.values())
     print(f"  deck: {len(rules.species)} species, {deck} cards; players {rules.min_players}..{rules.max_players}")
     print(f"  {len(cited)} cited rules over {len(sections)} sections and {len(paras)} paragraphs:")
@@ -102,7 +105,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
     print(f"  {len(rules.assumptions)} assumptions: " + ", ".join(sorted(rules.assumptions, key=_section_key)))
     if args.verbose:
         for kind, name, cite, pos in cited:
-            print(f"    {kind:<9} {name:<22} {cite}  ({pos})")
+            inv = rules.invariants.get(name) if kind == "invariant" else None
+            mark = "  two-state: judged for every move" if inv is not None and inv.two_state else ""
+            print(f"    {kind:<12} {name:<32} {cite}  ({pos}){mark}")
     return EXIT_OK
 
 
@@ -157,6 +162,30 @@ def cmd_play(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_explore(args: argparse.Namespace) -> int:
+    from .language.load import load_ruleset
+    from .language.paths import default_rules_dir
+    from .play.explore import explore, failure_scenario, report_lines
+
+    rules = load_ruleset(_rules_dir(args) or default_rules_dir())
+    report = explore(rules, args.players, args.depth, args.deals, args.seed, args.full_deck, args.max_states)
+    for line in report_lines(report):
+        print(line)
+    first = report.first_failure()
+    if args.emit_scenario:
+        if first is None:
+            print(f"no failure to write to {args.emit_scenario}")
+        else:
+            Path(args.emit_scenario).write_text(failure_scenario(first, report.deck), encoding="utf-8")
+            print(f"wrote {args.emit_scenario}: `baobei check{_rules_option(args)} {args.emit_scenario}` "
+                  "replays the failure")
+    return EXIT_OK if first is None else EXIT_FAIL
+
+
+def _rules_option(args: argparse.Namespace) -> str:
+    return f" --rules {args.rules}" if args.rules else ""
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from .proofs.verify import run_verify  # imports z3: only this command pays for it
 
@@ -178,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("rules", "validate and summarize the rules", cmd_rules),
         ("bench", "seeded random legal play: moves/s and rounds/s", cmd_bench),
         ("play", "print a seeded random game, move by move, each event with its rule", cmd_play),
+        ("explore", "breadth-first search of the rounds from seeded deals: invariants and progress", cmd_explore),
         ("verify", "prove the rules' invariants with Z3", cmd_verify),
         ("docs", "generate docs/ from the rules and the passing scenarios", cmd_docs),
     ]
@@ -205,10 +235,24 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--players", type=int, default=3)
             p.add_argument("--seed", type=int, default=1)
             p.add_argument("--rounds", type=int, default=1, help="rounds to play; the output ends with the next deal")
+        elif name == "explore":
+            p.add_argument("--players", type=int, default=2)
+            p.add_argument("--depth", type=int, default=8, help="moves after the deal to search at most")
+            p.add_argument("--deals", type=int, default=1, help="seeded deals to search from")
+            p.add_argument("--seed", type=int, default=1, help="the first deal's seed; the others follow")
+            p.add_argument("--full-deck", action="store_true", help="the rules' deck instead of the small deck")
+            p.add_argument("--max-states", type=int, metavar="M", help="stop after M states")
+            p.add_argument("--emit-scenario", metavar="FILE", help="write the first failure as a scenario")
         elif name == "verify":
             p.add_argument("--players", type=int, help="one player count (default: every allowed count)")
             p.add_argument("--emit-scenario", metavar="FILE", help="write a counterexample as a scenario")
             p.add_argument("--docs", metavar="FILE", help="write the invariants' documentation (docs/invariants.md)")
+            p.add_argument("--depth", type=int, default=12,
+                           help="moves after each deal the engine's search follows for what Z3 cannot prove")
+            p.add_argument("--deals", type=int, default=1, help="seeded deals the engine's search starts from")
+            p.add_argument("--states", type=int, default=3_500,
+                           help="states the search judges at most per player count (it reports the depth it "
+                                "judged completely)")
         elif name == "docs":
             p.add_argument("--check", action="store_true", help="exit 1 when a generated file differs")
             p.add_argument("--out", metavar="DIR", default=None, help="output directory (default: docs/)")

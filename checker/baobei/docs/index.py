@@ -108,13 +108,24 @@ def natural_key(text: str) -> tuple[tuple[int, str], ...]:
     return tuple((int(part), "") if part.isdigit() else (-1, part) for part in re.findall(r"\d+|\D+", text))
 
 
+# The kinds of declaration that state a property of the rules rather than a rule: listed as invariants.
+PROPERTY_KINDS = ("invariant", "progress")
+
+
 def rule_refs(rules: Ruleset) -> tuple[list[RuleRef], list[RuleRef]]:
-    """(declarations, invariants) that cite the rulebook, in declaration order."""
+    """(declarations, properties: invariants and progress) that cite the rulebook, in declaration order;
+    a transition invariant (judged for every move) is named as such."""
     # The model keeps no position for the player count; its declaration in the files has one.
     players = next((d.pos for f in rules.files for d in f.decls if isinstance(d, s.PlayersDecl)), s.NOWHERE)
-    refs = [RuleRef(kind, name, cite, players if kind == "players" and pos == s.NOWHERE else pos)
+    refs = [RuleRef(_kind(rules, kind, name), name, cite, players if kind == "players" and pos == s.NOWHERE else pos)
             for kind, name, cite, pos in rules.cited_rules() if cite.section]
-    return [r for r in refs if r.kind != "invariant"], [r for r in refs if r.kind == "invariant"]
+    properties = [r for r in refs if r.kind.split()[-1] in PROPERTY_KINDS]
+    return [r for r in refs if r not in properties], properties
+
+
+def _kind(rules: Ruleset, kind: str, name: str) -> str:
+    inv = rules.invariants.get(name) if kind == "invariant" else None
+    return "transition invariant" if inv is not None and inv.two_state else kind
 
 
 def guard_refs(rules: Ruleset) -> list[GuardRef]:

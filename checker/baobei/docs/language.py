@@ -8,12 +8,14 @@ The game's own vocabulary (piles, hand, phases, window, halts) comes from the ru
 from __future__ import annotations
 
 from ..language.arith import FLOOR_DIVISION_DOC
-from ..language.builtins import BUILTINS, STATE_NAMES, Builtin, NotProvable
+from ..language.builtins import BUILTINS, STATE_NAMES, TRANSITION_NAMES, Builtin, NotProvable
 from ..language.kinds import PARAM_KINDS
 from ..language.ruleset import HOOKS, Ruleset
 from ..language.statements import STATEMENTS
 from .index import Index
 from .render import Links
+
+(TRANSITION_ACTOR,) = TRANSITION_NAMES
 
 
 def _signature(b: Builtin) -> str:
@@ -61,6 +63,24 @@ def _vocabulary(rules: Ruleset) -> list[str]:
     return lines
 
 
+def _properties(rules: Ruleset) -> list[str]:
+    two_state = sum(1 for inv in rules.invariants.values() if inv.two_state)
+    return [
+        "## Properties: invariants and progress",
+        "",
+        "- `invariant NAME \"title\" CITATION { [when EXPR] holds EXPR }`: in every reachable state in which "
+        "`when` holds, `holds` holds. Replaying a scenario judges it after every move.",
+        f"- `old(EXPR)`, written only in an invariant: `EXPR` in the state before the move, with the names "
+        f"bound around it. An invariant that reads it is a transition invariant, judged for every move over "
+        f"the state before and the state after the move has settled; in it `{TRANSITION_ACTOR}` names the "
+        f"player who made the move. These rules declare {len(rules.invariants)} invariants, {two_state} of "
+        "them transition invariants.",
+        "- `progress NAME \"title\" CITATION [{ when EXPR }]`: in every reachable state in which `when` holds "
+        f"(always, without the block), somebody has a legal move. These rules declare {len(rules.progress)}.",
+        "- `baobei explore` judges all of them in every state it reaches from seeded deals.",
+    ]
+
+
 def render_language(index: Index, links: Links) -> str:
     """The language reference for the rules the index was built from."""
     hooks = ", ".join(f"`on {name}({', '.join(params)})`" + ("" if required else " (optional)")
@@ -92,6 +112,8 @@ def render_language(index: Index, links: Links) -> str:
         "",
         f"- Argument kinds: {', '.join(f'`{k}`' for k in PARAM_KINDS)}; `?` makes one optional.",
         f"- Hooks the engine calls: {hooks}.",
+        "",
+        *_properties(index.rules),
         "",
         *_vocabulary(index.rules),
         "",

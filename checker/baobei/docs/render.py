@@ -196,7 +196,7 @@ def _section_detail(links: Links, entry: SectionEntry) -> list[str]:
     lines += _listing("Decisions", [f"- [{d.ident} {d.title}](decisions.md#{d.ident.lower()}) — "
                                     f"{format_cite(d.cite)}" for d in entry.decisions])
     lines += _listing("Scenarios", [f"- {links.scenario(d)} — {_cites(d)}" for d in entry.scenarios])
-    lines += _listing("Invariants", [_rule_line(links, i) for i in entry.invariants])
+    lines += _listing("Invariants and progress", [_rule_line(links, i) for i in entry.invariants])
     return lines
 
 
@@ -236,6 +236,10 @@ def render_rules(index: Index, links: Links) -> str:
              "the decisions that apply, the scenarios that cover it and the invariants that cite it. A "
              "declaration, guard, decision, scenario or invariant counts for every section its citation "
              "touches: the section it names and the sections holding the paragraphs it lists.", "",
+             "Invariants hold in every reachable state; a transition invariant compares the states before "
+             "and after every move (`old(...)`); a progress property says that somebody can always act. "
+             "Replaying a scenario judges all of them after every move, and `baobei explore` in every "
+             "state it reaches.", "",
              "## Coverage", "", coverage_summary(index), "", *coverage_rows(index), ""]
     for entry in index.sections.values():
         lines += _section_detail(links, entry)

@@ -269,6 +269,11 @@ class Compiler(ExprVisitor[Fn, Scope]):
 
         return _rebind(var, var in scope, keep)
 
+    def old(self, node: s.Old, scope: Scope) -> Fn:
+        inner = self.visit(node.expr, scope)
+        # The context before the move shares the names: a quantifier's variable bound outside stays bound.
+        return lambda ctx: inner(ctx.before)
+
     # ------------------------------------------------------------ statements
     def block(self, stmts: tuple[s.Stmt, ...], scope: Scope, origin: Origin) -> Proc:
         """A block's closure; names it binds end with it, and an outer name it shadows comes back."""

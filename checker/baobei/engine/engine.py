@@ -9,9 +9,11 @@ the state exactly as it was.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from ..language import syntax as s
+from ..language.builtins import TRANSITION_NAMES
 from ..language.check import Checker
 from ..language.errors import BaoError, EngineError, IllegalMove, Rejection
 from ..language.ruleset import Ruleset
@@ -24,6 +26,9 @@ from .notation import move_text
 from .protection import ChangeTargets, Protection, owner_pattern
 from .runtime import Ctx, Event, Fn, Origin, Proc
 from .state import CardFacts, PileLoc, State, Waiting
+
+# The one name a transition invariant has bound: the player who made the move.
+(TRANSITION_ACTOR,) = TRANSITION_NAMES
 
 
 class Engine(Legality):
@@ -41,7 +46,9 @@ class Engine(Legality):
         self.hook_procs: dict[str, Proc] = {}
         self.moves: dict[str, CompiledMove] = {}
         self.var_inits: dict[str, Fn] = {}
-        self.invariant_fns: dict[str, tuple[Fn | None, Fn]] = {}
+        self.invariant_fns: dict[str, tuple[Fn | None, Fn]] = {}  # state invariants
+        self.transition_fns: dict[str, tuple[Fn | None, Fn]] = {}  # invariants that read old(...)
+        self.progress_fns: list[tuple[Fn | None, s.ProgressDecl]] = []
         self.halts: list[tuple[Fn, s.HaltDecl]] = []
         self.order_fn: Fn | None = None
         self.phases = frozenset(rules.phase_names)
@@ -69,8 +76,12 @@ class Engine(Legality):
             window_move = any(isinstance(st, s.UseWindow) for st in walk_stmts(m.body))
             self.moves[m.name] = compile_move(comp, m, window_move, self.protections, targets.of_move(m))
         for inv in self.rules.invariants.values():
-            when = comp.expr(inv.when, none) if inv.when is not None else None
-            self.invariant_fns[inv.ident] = (when, comp.expr(inv.holds, none))
+            scope = frozenset(TRANSITION_NAMES) if inv.two_state else none
+            when = comp.expr(inv.when, scope) if inv.when is not None else None
+            fns = self.transition_fns if inv.two_state else self.invariant_fns
+            fns[inv.ident] = (when, comp.expr(inv.holds, scope))
+        self.progress_fns = [(comp.expr(p.when, none) if p.when is not None else None, p)
+                             for p in self.rules.progress.values()]
         self.halts = [(comp.expr(h.when, none), h) for h in self.rules.halts.values()]
         if self.rules.simultaneous is not None:
             self.order_fn = comp.expr(self.rules.simultaneous.order, none)
@@ -296,9 +307,50 @@ class Engine(Legality):
             return None
         return list(self.evaluate(st, self.order_fn) or [])
 
-    def broken_invariant(self, st: State) -> s.InvariantDecl | None:
+    # ------------------------------------------------------------ properties
+    def broken_invariants(self, st: State) -> Iterator[s.InvariantDecl]:
+        """The state invariants that do not hold in `st`, in declaration order (transition invariants
+        need a move and are not among them)."""
         for ident, (when, holds) in self.invariant_fns.items():
             if (when is None or self.evaluate(st, when)) and not self.evaluate(st, holds):
-                return self.rules.invariants[ident]
-        return None
+                yield self.rules.invariants[ident]
+
+    def broken_invariant(self, st: State) -> s.InvariantDecl | None:
+        return next(self.broken_invariants(st), None)
+
+    def broken_transitions(self, before: State, after: State, actor: int | None) -> Iterator[s.InvariantDecl]:
+        """The transition invariants that a move by `actor` from `before` to `after` breaks (`after` as
+        the move left it, every ability that needed no choice run)."""
+        for ident, (when, holds) in self.transition_fns.items():
+            ctx = Ctx(after, {TRANSITION_ACTOR: actor}, None)
+            ctx.before = Ctx(before, ctx.env, None)
+            if (when is None or when(ctx)) and not holds(ctx):
+                yield self.rules.invariants[ident]
+
+    def transition_failure(self, before: State, after: State, actor: int | None) -> str | None:
+        """The first transition invariant a move from `before` to `after` by `actor` breaks, in words."""
+        inv = next(self.broken_transitions(before, after, actor), None)
+        return None if inv is None else invariant_message(inv)
+
+    def deadlocks(self, st: State) -> Iterator[s.ProgressDecl]:
+        """The progress properties that `st` breaks: the condition holds and nobody has a legal move."""
+        stuck: bool | None = None  # looked up once, and only when a condition holds
+        for when, decl in self.progress_fns:
+            if when is not None and not self.evaluate(st, when):
+                continue
+            if stuck is None:
+                stuck = next(self.legal_moves(st), None) is None
+            if stuck:
+                yield decl
+
+    def deadlock(self, st: State) -> s.ProgressDecl | None:
+        return next(self.deadlocks(st), None)
+
+
+def invariant_message(inv: s.InvariantDecl) -> str:
+    return f"invariant {inv.ident} ({inv.cite}) is violated: {inv.text}"
+
+
+def progress_message(decl: s.ProgressDecl) -> str:
+    return f"progress {decl.ident} ({decl.cite}) is violated: {decl.text}; nobody has a legal move"
 

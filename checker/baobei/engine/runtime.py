@@ -16,7 +16,10 @@ Proc = Callable[["Ctx"], None]
 class Ctx:
     """What a running closure sees: the state, local names, the event log, and the tableaux changed so far."""
 
-    __slots__ = ("blocked", "changed", "env", "log", "marking", "st")
+    __slots__ = ("before", "blocked", "changed", "env", "log", "marking", "st")
+    # Set only while a transition invariant judges a move: the context of the state before the move,
+    # sharing this context's names, in which `old(...)` evaluates. Left unset otherwise (no cost).
+    before: Ctx
 
     def __init__(self, st: State, env: dict[str, Any], log: list[Event] | None,
                  changed: set[int] | None = None) -> None:

@@ -96,8 +96,9 @@ class Waiting:
 class State:
     """Mutable game state; `copy()` gives an independent state (cheap: flat lists)."""
 
-    __slots__ = ("active", "box", "facts", "hands", "in_round", "known", "marks", "names", "phase", "piles",
-                 "protected", "pvars", "rng", "round", "seats", "tableaux", "turn", "vars", "waiting", "windows")
+    __slots__ = ("_rng", "_rng_state", "active", "box", "facts", "hands", "in_round", "known", "marks", "names",
+                 "phase", "piles", "protected", "pvars", "round", "seats", "tableaux", "turn", "vars", "waiting",
+                 "windows")
 
     def __init__(self, names: list[str], facts: CardFacts, piles: list[PileLoc], seed: int | None) -> None:
         n_cards = len(facts)
@@ -116,7 +117,10 @@ class State:
         self.waiting: list[Waiting] = []
         self.known: list[int] = [0] * n_cards  # per card: bitmask of players who know it
         self.marks: list[int] = [0] * n_cards  # per card: bitmask of the declared marks it carries
-        self.rng = random.Random(seed)
+        # The random generator (shuffles, random picks), or its saved state: a copy shares the saved state
+        # and makes a generator of its own only when it uses one, since most states never do.
+        self._rng: random.Random | None = random.Random(seed)
+        self._rng_state: tuple[Any, ...] | None = None
         self.box: list[Card] = list(range(n_cards))  # cards out of play (not dealt in a scenario)
         self.in_round = (1 << len(names)) - 1  # bit mask of the seats taking part in this round
         self.seats = list(range(len(names)))  # the same seats as a list, in seating order
@@ -141,6 +145,25 @@ class State:
         return (1 << len(self.names)) - 1
 
     @property
+    def rng(self) -> random.Random:
+        """The state's random generator: every shuffle and random pick draws from it."""
+        rng = self._rng
+        if rng is None:
+            saved = self._rng_state
+            assert saved is not None  # a state holds its generator or the generator's saved state
+            rng = self._rng = random.Random.__new__(random.Random)
+            rng.setstate(saved)
+            self._rng_state = None
+        return rng
+
+    def rng_state(self) -> tuple[Any, ...]:
+        """The generator's state, as `random.Random.getstate` gives it (a tuple, never changed in place)."""
+        if self._rng is not None:
+            return self._rng.getstate()  # a generator in use is read each time: it may have moved on
+        assert self._rng_state is not None
+        return self._rng_state
+
+    @property
     def window(self) -> Window | None:
         """The newest open window."""
         return self.windows[-1] if self.windows else None
@@ -162,8 +185,7 @@ class State:
         new.waiting = list(self.waiting)  # entries are never changed in place
         new.known = list(self.known)
         new.marks = list(self.marks)
-        new.rng = random.Random()
-        new.rng.setstate(self.rng.getstate())
+        new._rng, new._rng_state = None, self.rng_state()
         new.box = list(self.box)
         new.in_round = self.in_round
         new.seats = list(self.seats)
@@ -262,7 +284,7 @@ class State:
     # ------------------------------------------------------------ JSON
     def to_json(self) -> dict[str, Any]:
         """Every part of the state as JSON values (slots as [player, number] lists)."""
-        version, internal, gauss = self.rng.getstate()
+        version, internal, gauss = self.rng_state()
         return {
             "names": self.names, "tableaux": self.tableaux, "piles": self.piles, "hands": self.hands,
             "active": self.active, "phase": self.phase, "round": self.round, "turn": self.turn,
@@ -292,7 +314,7 @@ class State:
         st.seat_round([p for p in range(len(st.names)) if data["in_round"] >> p & 1])
         st.protected = data["protected"]
         version, internal, gauss = data["rng"]
-        st.rng.setstate((version, tuple(internal), gauss))
+        st._rng, st._rng_state = None, (version, tuple(internal), gauss)
         return st
 
 

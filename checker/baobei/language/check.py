@@ -4,7 +4,10 @@
 - a string compared with or assigned to a value of a declared enumeration (the phases,
   the window kinds, the marks) is one of its names, so `set phase = "discardd"` is an error;
 - windows, marks, piles, steps, routines and halts name what the rules declare;
-- definitions and routines do not call themselves, directly or not.
+- definitions and routines do not call themselves, directly or not;
+- invariants and progress properties are conditions (true or false); `old(...)` stands only in an
+  invariant, never inside another `old(...)`, and only a transition invariant (one with `old`) knows
+  the name `actor`, the player who made the move.
 """
 
 from __future__ import annotations
@@ -12,11 +15,11 @@ from __future__ import annotations
 from typing import assert_never
 
 from . import syntax as s
-from .builtins import BUILTINS, ENGINE_NAMES, STATE_NAMES
+from .builtins import BUILTINS, ENGINE_NAMES, STATE_NAMES, TRANSITION_NAMES
 from .errors import RulesError
 from .kinds import PARAM_KINDS, KindOf, Kinds, bound, compatible, declared_kind, element, formal_kinds
 from .ruleset import ALL_CARDS, Ruleset
-from .walk import ExprVisitor, called, free_names, runs, stmt_parts
+from .walk import OLD_NAME, ExprVisitor, called, free_names, runs, stmt_parts
 
 
 def check_ruleset(rules: Ruleset) -> None:
@@ -30,9 +33,10 @@ def check_ruleset(rules: Ruleset) -> None:
     for r in [*rules.routines.values(), *rules.hooks.values()]:
         checker.block(r.body, {**ENGINE_NAMES, **formal_kinds(r.formals)})
     for inv in rules.invariants.values():
-        for e in (inv.when, inv.holds):
-            if e is not None:
-                checker.visit(e, {})
+        checker.invariant(inv)
+    for prog in rules.progress.values():
+        if prog.when is not None:
+            checker.condition(prog.when, {}, f"the condition of progress {prog.ident!r}")
     checker.declarations()
     check_define_cycles(rules)
     check_routine_cycles(rules)
@@ -44,8 +48,27 @@ class Checker(ExprVisitor[None, Kinds]):
     def __init__(self, rules: Ruleset) -> None:
         self.rules = rules
         self.kinds = KindOf(rules)
+        self.in_invariant = False  # `old(...)` may stand here
+        self.in_old = False
 
     # ------------------------------------------------------------ declarations
+    def invariant(self, inv: s.InvariantDecl) -> None:
+        env = dict(TRANSITION_NAMES) if inv.two_state else {}
+        self.in_invariant = True
+        try:
+            for part, e in (("when", inv.when), ("holds", inv.holds)):
+                if e is not None:
+                    self.condition(e, env, f"the {part} of invariant {inv.ident!r}")
+        finally:
+            self.in_invariant = False
+
+    def condition(self, node: s.Expr, env: Kinds, what: str) -> None:
+        """A property's condition: its names checked, and its value true or false."""
+        self.visit(node, env)
+        got = self.kinds.visit(node, env)
+        if got not in (None, "", "bool"):
+            raise RulesError(node.pos, f"{what} must be true or false; this is a {got}")
+
     def transition(self, m: s.MoveDecl) -> None:
         for p in m.params:
             if p.kind not in PARAM_KINDS:
@@ -196,7 +219,11 @@ class Checker(ExprVisitor[None, Kinds]):
         return None
 
     def name(self, node: s.Name, env: Kinds) -> None:
-        return None  # unknown names are refused by the compiler, which resolves them
+        if self.in_invariant and node.name in ENGINE_NAMES and node.name not in env:
+            raise RulesError(node.pos, f"{node.name!r} is bound only while a rule runs; in an invariant only "
+                             "a transition invariant (one that reads old(...)) knows 'actor', the player who "
+                             "made the move")
+        return None  # other unknown names are refused by the compiler, which resolves them
 
     def call(self, node: s.Call, env: Kinds) -> None:
         for a in node.args:
@@ -270,6 +297,18 @@ class Checker(ExprVisitor[None, Kinds]):
         self.visit(node.domain, env)
         self.visit(node.cond, bound(self.kinds, node, env))
 
+    def old(self, node: s.Old, env: Kinds) -> None:
+        if not self.in_invariant:
+            raise RulesError(node.pos, "old(...) reads the state before a move: it may stand only in an "
+                             "invariant's when or holds")
+        if self.in_old:
+            raise RulesError(node.pos, "old(...) inside old(...): the inner one would read the same state")
+        self.in_old = True
+        try:
+            self.visit(node.expr, env)
+        finally:
+            self.in_old = False
+
 
 def string_literals(rules: Ruleset, node: s.Expr) -> list[tuple[str, s.Pos]]:
     """The string literals an expression may give as its value (through `if` and named definitions)."""
@@ -287,6 +326,10 @@ def string_literals(rules: Ruleset, node: s.Expr) -> list[tuple[str, s.Pos]]:
 def check_define_cycles(rules: Ruleset) -> None:
     """Definitions may not call themselves, directly or not: expressions stay total."""
     defines = rules.defines
+    for d in defines.values():
+        if d.formals and d.name == OLD_NAME:
+            raise RulesError(d.pos, f"a definition with arguments cannot be called {OLD_NAME}: {OLD_NAME}(...) is the "
+                             "two-state form of invariants")
     graph = {n: free_names(d.body) | called(d.body) for n, d in defines.items()}
     state: dict[str, int] = {}
 

@@ -103,6 +103,9 @@ class KindOf(ExprVisitor[str | None, Kinds]):
     def filter(self, node: s.Filter, env: Kinds) -> str | None:
         return self.visit(node.domain, env)
 
+    def old(self, node: s.Old, env: Kinds) -> str | None:
+        return self.visit(node.expr, env)  # the same kind of value, read in the state before the move
+
 
 def bound(kinds: KindOf, node: s.Binder, env: Kinds) -> Kinds:
     """The kinds inside a quantifier, filter or `first`: its variable is an item of the domain."""

@@ -284,13 +284,17 @@ class RulesBuilder(SourceBuilder):
                      when: s.Expr) -> s.ProtectDecl:
         return s.ProtectDecl(self._p(meta), str(name), unquote(text), cite, str(owner), when)
 
-    def invariant_decl(self, meta: Any, ident: Token, text: Token, cite: s.Citation,
+    def invariant_decl(self, meta: Any, reachable: Token | None, ident: Token, text: Token, cite: s.Citation,
                        when: s.Expr, holds: s.Expr) -> s.InvariantDecl:
-        return s.InvariantDecl(self._p(meta), str(ident), unquote(text), cite, when, holds)
+        return s.InvariantDecl(self._p(meta), str(ident), unquote(text), cite, when, holds, reachable is not None)
 
-    def invariant_always(self, meta: Any, ident: Token, text: Token, cite: s.Citation,
+    def invariant_always(self, meta: Any, reachable: Token | None, ident: Token, text: Token, cite: s.Citation,
                          holds: s.Expr) -> s.InvariantDecl:
-        return s.InvariantDecl(self._p(meta), str(ident), unquote(text), cite, None, holds)
+        return s.InvariantDecl(self._p(meta), str(ident), unquote(text), cite, None, holds, reachable is not None)
+
+    def progress_decl(self, meta: Any, ident: Token, text: Token, cite: s.Citation,
+                      when: s.Expr | None) -> s.ProgressDecl:
+        return s.ProgressDecl(self._p(meta), str(ident), unquote(text), cite, when)
 
     # --- statements
     def block(self, meta: Any, *stmts: s.Stmt) -> tuple[s.Stmt, ...]:
@@ -443,6 +447,9 @@ class RulesBuilder(SourceBuilder):
 
     def e_name(self, meta: Any, tok: Token) -> s.Expr:
         return s.Name(self._p(meta), str(tok))
+
+    def e_old(self, meta: Any, old: Token, expr: s.Expr) -> s.Expr:
+        return s.Old(self._p(meta), expr)
 
     def e_call(self, meta: Any, func: Token, *args: s.Expr | None) -> s.Expr:
         return s.Call(self._p(meta), str(func), tuple(a for a in args if a is not None))

@@ -51,7 +51,8 @@ class Ruleset:
     moves: dict[str, s.MoveDecl] = field(default_factory=dict)  # moves, abilities and ability steps
     routines: dict[str, s.RoutineDecl] = field(default_factory=dict)
     hooks: dict[str, s.RoutineDecl] = field(default_factory=dict)
-    invariants: dict[str, s.InvariantDecl] = field(default_factory=dict)
+    invariants: dict[str, s.InvariantDecl] = field(default_factory=dict)  # state and transition invariants
+    progress: dict[str, s.ProgressDecl] = field(default_factory=dict)
     waiting: s.WaitingDecl | None = None
     no_choice: s.NoChoiceDecl | None = None
     piles: dict[str, s.PileDecl] = field(default_factory=dict)
@@ -97,6 +98,7 @@ class Ruleset:
         out += [("routine", r.name, r.cite, r.pos) for r in self.routines.values()]
         out += [("hook", r.name, r.cite, r.pos) for r in self.hooks.values()]
         out += [("invariant", i.ident, i.cite, i.pos) for i in self.invariants.values()]
+        out += [("progress", p.ident, p.cite, p.pos) for p in self.progress.values()]
         out += [("pile", p.name, p.cite, p.pos) for p in self.piles.values()]
         for label, decl in (("waiting", self.waiting), ("no choice", self.no_choice), ("hand", self.hand),
                             ("phases", self.phases), ("window", self.window), ("simultaneous", self.simultaneous)):
@@ -165,11 +167,20 @@ def _add(rules: Ruleset, decl: s.Decl) -> None:
             rules.moves[decl.name] = decl
         case s.RoutineDecl():
             _add_routine(rules, decl)
-        case s.InvariantDecl():
-            _unique(rules.invariants, decl.ident, decl, "invariant")  # type: ignore[arg-type]
-            rules.invariants[decl.ident] = decl
+        case s.InvariantDecl() | s.ProgressDecl():
+            _add_property(rules, decl)
         case _:
             _add_fact(rules, decl)
+
+
+def _add_property(rules: Ruleset, decl: s.InvariantDecl | s.ProgressDecl) -> None:
+    """Invariants and progress properties share one name space: reports name a property by it."""
+    if decl.ident in rules.invariants or decl.ident in rules.progress:
+        raise RulesError(decl.pos, f"property {decl.ident!r} is declared twice")
+    if isinstance(decl, s.InvariantDecl):
+        rules.invariants[decl.ident] = decl
+    else:
+        rules.progress[decl.ident] = decl
 
 
 def _add_fact(rules: Ruleset, decl: s.Decl) -> None:
@@ -212,7 +223,7 @@ def _add_fact(rules: Ruleset, decl: s.Decl) -> None:
             _unique(rules.protects, decl.name, decl, "protection")  # type: ignore[arg-type]
             rules.protects[decl.name] = decl
         case s.PlayersDecl() | s.DeckDecl() | s.TableDecl() | s.AssumptionDecl() | s.VarDecl() | s.DefineDecl() \
-                | s.MoveDecl() | s.RoutineDecl() | s.InvariantDecl():
+                | s.MoveDecl() | s.RoutineDecl() | s.InvariantDecl() | s.ProgressDecl():
             raise AssertionError("filed by _add")
         case _:
             assert_never(decl)

@@ -10,8 +10,8 @@ that a consumer forgets. `walk.py` holds the one generic traversal.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TypeAlias
+from dataclasses import dataclass, field, fields
+from typing import TypeAlias, get_args
 
 from .source import NOWHERE, Citation, Pos
 
@@ -97,7 +97,18 @@ class Filter:
     cond: Expr
 
 
-Expr: TypeAlias = Lit | Name | Call | Index | Unary | Binary | IfExpr | Quant | First | Filter
+@dataclass(frozen=True)
+class Old:
+    """`old(EXPR)`: EXPR evaluated in the state before the move, with the names bound where it stands.
+
+    Written only in an invariant, which it makes a transition invariant (judged for every move)."""
+
+    pos: Pos = field(compare=False)
+    expr: Expr
+
+
+Expr: TypeAlias = Lit | Name | Call | Index | Unary | Binary | IfExpr | Quant | First | Filter | Old
+_EXPR_CLASSES = get_args(Expr)
 Binder: TypeAlias = Quant | First | Filter  # expressions that bind a name in a sub-expression
 
 
@@ -405,12 +416,51 @@ class RoutineDecl:
 
 @dataclass(frozen=True)
 class InvariantDecl:
+    """A property of every state; with `old(...)` in it, of every move (a transition invariant).
+
+    `reachable`: the claim is about the states a game reaches only, not about every arrangement of
+    cards and values (a transition invariant is always such a claim)."""
+
     pos: Pos = field(compare=False)
     ident: str
     text: str
     cite: Citation
     when: Expr | None
     holds: Expr
+    reachable: bool = False
+
+    @property
+    def two_state(self) -> bool:
+        """Whether it compares the states before and after a move (it contains `old(...)`)."""
+        stack = [self.holds, *([self.when] if self.when is not None else [])]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Old):
+                return True
+            stack.extend(_sub_expressions(node))
+        return False
+
+
+def _sub_expressions(node: Expr) -> list[Expr]:
+    """The expressions directly inside a node, read from its fields (walk.py, which names each node
+    kind, imports this module and so cannot be imported here)."""
+    out: list[Expr] = []
+    for f in fields(node):
+        value = getattr(node, f.name)
+        items = value if isinstance(value, tuple) else (value,)
+        out += [v for v in items if isinstance(v, _EXPR_CLASSES)]
+    return out
+
+
+@dataclass(frozen=True)
+class ProgressDecl:
+    """Deadlock freedom: in every reachable state in which `when` holds, somebody has a legal move."""
+
+    pos: Pos = field(compare=False)
+    ident: str
+    text: str
+    cite: Citation
+    when: Expr | None
 
 
 @dataclass(frozen=True)
@@ -514,7 +564,7 @@ class ProtectDecl:
 
 
 Decl: TypeAlias = (PlayersDecl | DeckDecl | TableDecl | AssumptionDecl | VarDecl | DefineDecl | MoveDecl
-                   | RoutineDecl | InvariantDecl | WaitingDecl | NoChoiceDecl | PileDecl | HandDecl
+                   | RoutineDecl | InvariantDecl | ProgressDecl | WaitingDecl | NoChoiceDecl | PileDecl | HandDecl
                    | PhasesDecl | WindowDecl | HaltDecl | SimultaneousDecl | MarkDecl | ProtectDecl)
 
 

@@ -69,6 +69,9 @@ class _Raw(ExprVisitor[tuple[str, int], None]):
     def filter(self, node: s.Filter, env: None) -> tuple[str, int]:
         return f"[{node.var} in {_text(node.domain, 0)} where {_text(node.cond, 0)}]", 9
 
+    def old(self, node: s.Old, env: None) -> tuple[str, int]:
+        return f"old({_text(node.expr, 0)})", 9
+
 
 _RAW = _Raw()
 

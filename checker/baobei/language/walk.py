@@ -15,6 +15,9 @@ from typing import Generic, TypeVar, assert_never
 
 from . import syntax as s
 
+# The name `old(EXPR)` is written with (the grammar reads it so only before a parenthesis).
+OLD_NAME = "old"
+
 T = TypeVar("T")
 E = TypeVar("E")
 
@@ -37,6 +40,8 @@ def expr_children(node: s.Expr) -> tuple[s.Expr, ...]:
             return (node.domain, node.body)
         case s.First() | s.Filter():
             return (node.domain, node.cond)
+        case s.Old():
+            return (node.expr,)
         case _:
             assert_never(node)
 
@@ -159,6 +164,8 @@ class ExprVisitor(ABC, Generic[T, E]):
                 return self.first(node, env)
             case s.Filter():
                 return self.filter(node, env)
+            case s.Old():
+                return self.old(node, env)
             case _:
                 assert_never(node)
 
@@ -182,3 +189,10 @@ class ExprVisitor(ABC, Generic[T, E]):
     def first(self, node: s.First, env: E) -> T: ...
     @abstractmethod
     def filter(self, node: s.Filter, env: E) -> T: ...
+
+    def old(self, node: s.Old, env: E) -> T:
+        """`old(...)` reads the state before a move. Not abstract, unlike the others, so that a visitor
+        written before it existed still loads: that visitor judges one state, and meets `old(e)` as the
+        call of a function `old` it does not know, which it refuses where it stands as it refuses any
+        unknown function (the provers answer `unknown`, never `proved`)."""
+        return self.call(s.Call(node.pos, OLD_NAME, (node.expr,)), env)

@@ -288,11 +288,12 @@ class StateCex:
 
 @dataclass
 class Outcome:
-    status: str  # proved | violated | unknown
+    status: str  # proved | explored | violated | unknown
     seconds: float
     detail: str = ""
     cex: StateCex | None = None
     reads: list[str] = field(default_factory=list)
+    trace: object = None  # a violation the engine's search reached (play/explore.py's Failure)
 
 
 def referenced_defines(rules: Ruleset, inv: s.InvariantDecl) -> list[str]:

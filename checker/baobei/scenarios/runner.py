@@ -1,4 +1,6 @@
-"""Replay a scenario: build its table, play its moves, check its expectations.
+"""Replay a scenario: build its table, play its moves, check its expectations, and after every move
+what the rules promise: the state invariants and progress in the state after it, the transition
+invariants over the move.
 
 A failed expectation is a result (the scenario fails, with expected against
 actual and the trace so far); a malformed scenario is a ScenarioError.
@@ -9,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..engine.engine import Engine
+from ..engine.engine import Engine, invariant_message, progress_message
 from ..engine.move import Move
 from ..engine.runtime import Event
 from ..engine.state import State
@@ -23,6 +25,9 @@ from .expectations import check_expectation
 from .setup import build_table, to_move
 
 _ENGINES: dict[Path, Engine] = {}
+
+# How a replay reports a move the rules could not carry out (an engine error: a bug in the rules).
+RULES_FAILED = "the rules failed while applying the move"
 
 
 def engine_for(rules_dir: Path | None = None) -> Engine:
@@ -66,8 +71,25 @@ def cite_matches(got: Citation, want: Citation) -> bool:
 
 
 def check_invariants(eng: Engine, st: State) -> str | None:
+    """The first state invariant `st` breaks, in words."""
     inv = eng.broken_invariant(st)
-    return None if inv is None else f"invariant {inv.ident} ({inv.cite}) is violated: {inv.text}"
+    return None if inv is None else invariant_message(inv)
+
+
+def check_progress(eng: Engine, st: State) -> str | None:
+    """The first progress property `st` breaks (nobody can act), in words."""
+    stuck = eng.deadlock(st)
+    return None if stuck is None else progress_message(stuck)
+
+
+def check_move(eng: Engine, before: State | None, move: Move, after: State) -> str | None:
+    """What the rules promise after a move: every state invariant and progress in the state after it,
+    every transition invariant over the states before and after it (`before` is None when the rules
+    declare none, so that replays without them copy no state)."""
+    broken = check_invariants(eng, after)
+    if broken is None and before is not None:
+        broken = eng.transition_failure(before, after, move.player)
+    return broken if broken is not None else check_progress(eng, after)
 
 
 class Replay:
@@ -125,17 +147,18 @@ class Replay:
         return self._apply(step.pos, move)
 
     def _apply(self, pos: Pos, move: Move) -> Failure | None:
-        """Play a legal move, record it, and check the invariants after it."""
+        """Play a legal move, record it, and check what the rules promise after it."""
         text = self.eng.describe(self.st, move)
+        before = self.st.copy() if self.eng.transition_fns else None
         try:
             events = self.eng.push(self.st, move)
         except EngineError as err:
-            return Failure(pos, text, f"the rules failed while applying the move: {err}")
+            return Failure(pos, text, f"{RULES_FAILED}: {err}")
         entry = TraceEntry(pos, text, events)
         if self.snapshots:
             entry.table = render_table(self.eng, self.st)
         self.trace.append(entry)
-        broken = check_invariants(self.eng, self.st)
+        broken = check_move(self.eng, before, move, self.st)
         return None if broken is None else Failure(pos, text, broken)
 
     def _simultaneous(self, step: sc.Simultaneous) -> Failure | None:

@@ -19,6 +19,8 @@ from . import syntax as sc
 
 # The name under which the rules declare the phase a turn begins in (a contract, like the hooks).
 TURN_START = "turn_start_phase"
+# A table is the first turn of the first round: a scenario cannot say otherwise.
+TABLE_ROUND, TABLE_TURN = 1, 1
 
 
 class CardPool:
@@ -85,7 +87,7 @@ def build_table(eng: Engine, table: sc.Table) -> State:
         st = eng.blank_state(list(table.players), table.seed)
     except BaoError as err:
         raise ScenarioError(table.pos, str(err)) from None
-    st.round, st.turn, st.phase = 1, 1, table_phase(eng, st, table)
+    st.round, st.turn, st.phase = TABLE_ROUND, TABLE_TURN, table_phase(eng, st, table)
     pool = CardPool(eng)
     _place_cards(eng, st, table, pool)
     st.box = pool.rest()

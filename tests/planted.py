@@ -1,0 +1,175 @@
+"""Planted bugs: rules variants that each break one thing, and the property that must catch it.
+
+The same edit format as variants.py: (file, exact old text, new text), the old text occurring exactly
+once. Each entry names the property `baobei explore` must find violated, as its report labels it
+("invariant NAME", "progress NAME", or "rules" for a legal move the engine cannot carry out), and a
+comment says what the bug breaks. tests/test_explore.py runs explore on each; `SEARCH` gives the
+depth and the deals that reach the bug from the small deck's deals with two players.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Edit = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Planted:
+    edits: tuple[Edit, ...]
+    expected: str  # the property explore finds violated first
+    depth: int  # how deep explore searches for it
+    deals: int = 1  # from how many seeded deals
+    seed: int = 1  # the first deal's seed
+    also: tuple[str, ...] = ()  # further properties found violated at the same time
+
+
+# ---------------------------------------------------------------- the eight bugs of the issue
+
+# 1. end_round notes the plain round value for everyone, the caller too: a failed BAO notes too little
+# (not twice the value, not the minimum). Caught by failed_bao_noted when the round is scored.
+NOTED_ROUND_VALUE = Planted((
+    ("07_scoring.bao", "  for p in players { set noted[p] = noted_score(p) }\n",
+     "  for p in players { set noted[p] = round_value(p) }\n"),), "invariant failed_bao_noted", 8)
+
+# 2. The deal gives every player seven cards more than the hand size. The small deck is sized from
+# the deal the rules make, so it still fits (two players take 2 x 12 + 1 of 28 cards). Caught by
+# deal_gives_hand_size in the dealt state.
+DEAL_SEVEN_MORE = Planted((
+    ("02_setup.bao", "    repeat hand_size[player_count] { draw into free_slot(p, none) }\n",
+     "    repeat hand_size[player_count] + 7 { draw into free_slot(p, none) }\n"),),
+    "invariant deal_gives_hand_size", 0)
+
+# 3. No shuffle before the deal: the cards stay out of play, nobody gets one, and the initial peek
+# can never finish: nobody has a legal move. Caught by deal_gives_hand_size and progress no_deadlock
+# in the dealt state (the emitted scenario shows the invariant: a replay cannot show that nobody can
+# move before a first move). Dealing the cards in deck order instead, unshuffled but dealt, would
+# break no property of a single round: a fixed deal is one of the possible deals.
+NO_SHUFFLE = Planted((("02_setup.bao", "  shuffle all_cards into draw_pile\n", ""),),
+                     "invariant deal_gives_hand_size", 0, also=("progress no_deadlock",))
+
+# 4. `take` puts the taken card on the slot before the old card has left it: the engine refuses to
+# cover a card, so the first take fails ("rules": a legal move the engine cannot carry out).
+TAKE_COVERS = Planted((
+    ("03_turn.bao", "    move old to discard_pile\n    move c to slot\n",
+     "    move c to slot\n    move old to discard_pile\n"),), "rules", 5)
+
+# 5. `keep` leaves the old card where it is and puts the drawn card on its slot: again a covered card,
+# refused by the engine at the first keep ("rules").
+KEEP_SKIPS_OLD = Planted((
+    ("03_turn.bao", "    move old to discard_pile\n    move top(hand(actor)) to slot\n",
+     "    move top(hand(actor)) to slot\n"),), "rules", 6)
+
+# 6. `draw` draws two cards into the hand: one is kept or discarded, the other stays in the hand into
+# the next turn. Caught by hands_empty_at_turn_start when the next turn begins.
+TWO_DRAWS = Planted((
+    ("03_turn.bao", "    draw into hand(actor) as c\n",
+     "    draw into hand(actor)\n    draw into hand(actor) as c\n"),),
+    "invariant hands_empty_at_turn_start", 7)
+
+# 7. BAO may be called in the automatic final phase. Caught by bao_caller_fixed, but only after two
+# recycles, some 16 moves after the deal: out of reach of a breadth-first search from the deal (see
+# test_explore.py). The scenarios that reject such a call catch it (scenarios/recycle/*).
+BAO_IN_FINAL_PHASE = Planted((
+    ("06_bao.bao", '  require not final_phase else "nobody may call BAO in the automatic final phase" § 7.2 [P167]\n',
+     ""),), "invariant bao_caller_fixed", 16)
+
+# 8. A slip in the phase a turn hands on to: the next turn begins in the phase of the initial peek,
+# which everybody has finished, so nobody can act. (A phase name that is not declared, "turnn", is
+# refused when the rules load.) Caught by progress no_deadlock after the first end of a turn.
+STALL = Planted((
+    ("03_turn.bao", "    start turn of first p in seats_after(active) where (not last_turns) or owed[p]\n"
+                    "    set phase = turn_start_phase\n",
+     "    start turn of first p in seats_after(active) where (not last_turns) or owed[p]\n"
+     '    set phase = "peek"\n'),), "progress no_deadlock", 6)
+
+ISSUE: dict[str, Planted] = {
+    "noted_round_value": NOTED_ROUND_VALUE, "deal_seven_more": DEAL_SEVEN_MORE, "no_shuffle": NO_SHUFFLE,
+    "take_covers": TAKE_COVERS, "keep_skips_old": KEEP_SKIPS_OLD, "two_draws": TWO_DRAWS,
+    "bao_in_final_phase": BAO_IN_FINAL_PHASE, "stall": STALL,
+}
+
+# ---------------------------------------------------------------- one per invariant, through a move or routine
+# Invariants some bug above already breaks: failed_bao_noted (1), deal_gives_hand_size (2),
+# hands_empty_at_turn_start (6), bao_caller_fixed (7, out of reach; see SECOND_BAO), no_deadlock (3, 8).
+
+# The initial peek forgets its limit: a player may look at a third own card.
+LOOK_WITHOUT_LIMIT = Planted((
+    ("02_setup.bao", '  require peeked[actor] < initial_peek else "each player looks at exactly two own cards, once" '
+                     "§ 1.2 [P9]\n", ""),), "invariant peek_limit", 3)
+
+# The caller is owed a last turn too (a misreading of [P90]): set after the turn is handed on.
+CALLER_OWED = Planted((
+    ("06_bao.bao", "    run finish_turn\n  }\n", "    run finish_turn\n    set owed[actor] = true\n  }\n"),),
+    "invariant caller_not_owed", 6)
+
+# The automatic final phase starts with the first recycle. The first recycle needs the draw pile
+# emptied and a discard below the top, 11 moves after the deal at the least.
+FINAL_PHASE_AT_FIRST_RECYCLE = Planted((
+    ("08_recycle.bao", "    if recycles == final_phase_recycle {", "    if recycles == 1 {"),),
+    "invariant final_phase_after_second_recycle", 11)
+
+# A sign slip in end_round: scores are noted as minus points, so several players note a negative score.
+NEGATIVE_SCORES = Planted((
+    ("07_scoring.bao", "  for p in players { set noted[p] = noted_score(p) }\n",
+     "  for p in players { set noted[p] = 0 - noted_score(p) }\n"),), "invariant one_negative_noted", 8)
+
+# BAO may be called a second time in the same round (the guard of [P88] is gone): the caller changes.
+SECOND_BAO = Planted((
+    ("06_bao.bao", '  require bao_caller == none else "BAO was already called this round" § 4.1 [P88]\n', ""),),
+    "invariant bao_caller_fixed", 8)
+
+# The shield lasts one turn: ending a turn disarms an active shield again. The shield is active only
+# after another player changed the caller's tableau: with two players that takes a deal in which the
+# other player draws a card matching one of the caller's, 9 moves deep (the deal of seed 14).
+SHIELD_ONE_TURN = Planted((
+    ("03_turn.bao", "  close window\n  set owed[active] = false\n",
+     '  close window\n  set owed[active] = false\n  if shield == "active" { set shield = "armed" }\n'),),
+    "invariant shield_stays_active", 9, 1, 14)
+
+# A normal round adds the plain round value to the totals, not the score noted (a BAO's result lost).
+TOTALS_ADD_ROUND_VALUE = Planted((
+    ("07_scoring.bao", "  for p in players { set total[p] = total[p] + noted[p] }\n",
+     "  for p in players { set total[p] = total[p] + round_value(p) }\n"),),
+    "invariant totals_change_at_round_end", 8)
+
+# A failed BAO notes the plain value, not doubled: bao_score is the scoring rule end_round applies
+# (through noted_score), not a definition of the invariant's own. The invariant reads the score a
+# call would note now, so it fails as soon as a BAO is called that would fail.
+BAO_SCORE_NOT_DOUBLED = Planted((
+    ("07_scoring.bao", "else max(2 * round_value(p), bao_failure_min) §",
+     "else max(round_value(p), bao_failure_min) §"),),
+    "invariant bao_score_bounds", 6, 4)
+
+# Everyone is scored like the caller (the `p == bao_caller` test is gone from noted_score, which
+# end_round applies): after a successful BAO everyone notes 0, the caller is no longer lowest.
+EVERYONE_SCORED_AS_CALLER = Planted((
+    ("07_scoring.bao", "if bao_counts and p == bao_caller then bao_score(p)", "if bao_counts then bao_score(p)"),),
+    "invariant caller_notes_lowest", 6, 2)
+
+# `keep` sends the replaced card to a slot number instead of the discard pile. card_conservation
+# itself cannot break while the game runs: the engine refuses a destination that is no place, so
+# the first keep fails ("rules").
+KEEP_LOSES_CARD = Planted((
+    ("03_turn.bao", "    move old to discard_pile\n    move top(hand(actor)) to slot\n",
+     "    move old to slot_no(slot)\n    move top(hand(actor)) to slot\n"),), "rules", 6)
+
+PER_INVARIANT: dict[str, Planted] = {
+    "look_without_limit": LOOK_WITHOUT_LIMIT, "caller_owed": CALLER_OWED,
+    "final_phase_at_first_recycle": FINAL_PHASE_AT_FIRST_RECYCLE, "negative_scores": NEGATIVE_SCORES,
+    "second_bao": SECOND_BAO, "shield_one_turn": SHIELD_ONE_TURN, "totals_add_round_value": TOTALS_ADD_ROUND_VALUE,
+    "bao_score_not_doubled": BAO_SCORE_NOT_DOUBLED, "everyone_scored_as_caller": EVERYONE_SCORED_AS_CALLER,
+    "keep_loses_card": KEEP_LOSES_CARD,
+}
+
+# Invariants no move or routine can break, so no variant here:
+# - single_negative, negative_caller_succeeds: round values come from the cards, and the deck holds one
+#   negative card; the engine never copies a card. Only a deck with a second negative card breaks them.
+# - deal_fits_deck, tables_defined: they read the deck and the tables only.
+# - card_conservation: the engine moves cards only from one place to another and refuses a destination
+#   that is no place (KEEP_LOSES_CARD shows the refusal).
+# - protected_tableau_unchanged: the engine itself refuses every change of a protected tableau by
+#   another player, whatever the rule making it; only a change the owner's own rule makes during
+#   another player's move would break it, and no rule of these makes one.
+
+ALL: dict[str, Planted] = {**ISSUE, **PER_INVARIANT}

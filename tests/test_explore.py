@@ -1,0 +1,251 @@
+"""`baobei explore`: the breadth-first model checker finds every planted bug it can reach, its emitted
+scenario replays to the same failure, and the default rules break nothing it explores."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from baobei.cli import main
+from baobei.engine.engine import Engine
+from baobei.engine.state import Window
+from baobei.language.errors import BaoError
+from baobei.language.load import load_ruleset
+from baobei.language.paths import default_rules_dir
+from baobei.language.small_deck import DEFAULT_SPARE, deal_size, small_deck
+from baobei.play.explore import explore, failure_scenario, knowledge_phases, report_lines, state_key
+from baobei.scenarios.parser import parse_scenario_text
+from baobei.scenarios.setup import build_table
+from baobei.scenarios.syntax import Table
+from baobei.scenarios.write import table_lines
+from conftest import MakeVariant
+from planted import ALL, BAO_IN_FINAL_PHASE, Planted
+
+Capture = pytest.CaptureFixture[str]
+
+# Beyond a breadth-first search's reach in a test: the final phase needs two recycles, about 16 moves.
+OUT_OF_REACH = {"bao_in_final_phase"}
+# Within reach, but slower than a test in CI may take (11 moves deep: about 90 s).
+SLOW = {"final_phase_at_first_recycle"}
+FAST = [name for name in ALL if name not in OUT_OF_REACH | SLOW]
+
+# For each planted bug, a scenario that fails under it (those of properties/ written for the new properties).
+CATCHING_SCENARIO = {
+    "noted_round_value": "properties/failed_bao_noted", "deal_seven_more": "properties/deal_gives_hand_size",
+    "no_shuffle": "properties/no_deadlock", "take_covers": "turn/take_the_discard",
+    "keep_skips_old": "turn/keep_replaces_the_chosen_slot", "two_draws": "properties/hands_empty_at_turn_start",
+    "bao_in_final_phase": "properties/no_bao_in_final_phase", "stall": "properties/no_deadlock",
+    "look_without_limit": "properties/peek_limit", "caller_owed": "properties/caller_not_owed",
+    "final_phase_at_first_recycle": "properties/final_phase_after_second_recycle",
+    "negative_scores": "properties/one_negative_noted", "second_bao": "properties/bao_called_once",
+    "shield_one_turn": "properties/shield_stays_active",
+    "totals_add_round_value": "properties/totals_change_at_round_end",
+    "bao_score_not_doubled": "scoring/example_p109_doubled",
+    "everyone_scored_as_caller": "scoring/example_p108_success",
+    "keep_loses_card": "turn/keep_replaces_the_chosen_slot",
+}
+SCENARIOS = default_rules_dir().parent / "scenarios"
+
+
+def find(variant: Path, planted: Planted) -> tuple[str, str, str]:
+    """Explore a variant as the planted bug says; the first failure's message, last move and scenario."""
+    report = explore(load_ruleset(variant), 2, planted.depth, planted.deals, planted.seed)
+    assert {planted.expected, *planted.also} <= set(report.failures), "\n".join(report_lines(report))
+    first = report.first_failure()
+    assert first is not None and first.depth == report.failures[planted.expected].depth <= planted.depth
+    return first.message, first.moves[-1] if first.moves else "", failure_scenario(first, report.deck)
+
+
+def replays_to(variant: Path, scenario: str, tmp_path: Path, capsys: Capture) -> str:
+    """`baobei check` of the emitted scenario under the variant: it must fail; its report."""
+    path = tmp_path / "found.scenario"
+    path.write_text(scenario, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check", "--rules", str(variant), str(path)]) == 1
+    return capsys.readouterr().out
+
+
+def check_found(name: str, make_variant: MakeVariant, tmp_path: Path, capsys: Capture) -> None:
+    planted = ALL[name]
+    variant = make_variant(*planted.edits)
+    message, last, scenario = find(variant, planted)
+    out = replays_to(variant, scenario, tmp_path, capsys)
+    if last:  # the last move fails, with the message the search gave
+        assert f"step: {last}\n" in out and message in out, out
+    else:  # the dealt state itself: its expectation of the invariant fails
+        assert "step: expect value" in out and "actual false" in out, out
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_explore_finds_the_planted_bug_and_its_scenario_replays_it(name: str, make_variant: MakeVariant,
+                                                                   tmp_path: Path, capsys: Capture) -> None:
+    check_found(name, make_variant, tmp_path, capsys)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SLOW))
+def test_explore_finds_the_deeper_planted_bugs(name: str, make_variant: MakeVariant, tmp_path: Path,
+                                               capsys: Capture) -> None:
+    check_found(name, make_variant, tmp_path, capsys)
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_a_scenario_catches_each_planted_bug(name: str, make_variant: MakeVariant, capsys: Capture) -> None:
+    """Every planted bug fails a scenario too (for a new property, the one written for it)."""
+    path = SCENARIOS / f"{CATCHING_SCENARIO[name]}.scenario"
+    assert main(["check", str(path)]) == 0
+    assert main(["check", "--rules", str(make_variant(*ALL[name].edits)), str(path)]) == 1
+    assert capsys.readouterr().out.count("FAIL ") == 1
+
+
+def test_the_bug_out_of_reach_is_caught_by_its_scenario(make_variant: MakeVariant, capsys: Capture) -> None:
+    variant = make_variant(*BAO_IN_FINAL_PHASE.edits)
+    path = SCENARIOS / "properties" / "no_bao_in_final_phase.scenario"
+    assert main(["check", "--rules", str(variant), str(path)]) == 1
+    assert "expected the move to be rejected citing § 7.2 [P167], but it is legal" in capsys.readouterr().out
+
+
+def test_the_default_rules_break_nothing_explore_reaches() -> None:
+    report = explore(load_ruleset(default_rules_dir()), 2, 8)
+    assert not report.failures and report.complete == 8
+    assert report.per_depth[0] == 1 and report.states > 500 and report.moves > report.states
+    lines = report_lines(report)
+    assert sum(": explored to depth 8: holds" in line for line in lines) == len(report.labels) + 1
+
+
+def test_three_players_and_several_deals_break_nothing_either() -> None:
+    report = explore(load_ruleset(default_rules_dir()), 3, 8, 2, 5)
+    assert not report.failures and report.per_depth[0] == 2 and report.states > 200
+
+
+# ---------------------------------------------------------------- the search itself
+
+
+def test_states_reached_in_either_order_are_one(default_engine: Engine) -> None:
+    eng = Engine(small_deck(default_engine.rules, 2))
+    st, _ = eng.new_match(["alice", "bob"], 1)
+    knowing = knowledge_phases(eng)
+    assert knowing == frozenset({"peek"})  # only the initial peek reads knowledge
+    moves = {eng.describe(st, m): m for m in eng.legal_moves(st)}
+    one, other = st.copy(), st.copy()
+    orders = (("alice look slot=alice.1", "bob look slot=bob.2"), ("bob look slot=bob.2", "alice look slot=alice.1"))
+    for a, b in orders:
+        target = one if a.startswith("alice") else other
+        eng.push(target, moves[a])
+        eng.push(target, next(m for m in eng.legal_moves(target) if eng.describe(target, m) == b))
+    assert state_key(one, False, True) == state_key(other, False, True)
+    assert state_key(one, False, True) != state_key(st, False, True)
+    other.rng.random()  # the same table, another chance ahead (a later recycle)
+    assert state_key(one, False, True) != state_key(other, False, True)
+
+
+def test_knowledge_counts_where_the_rules_read_it(default_engine: Engine) -> None:
+    st, _ = default_engine.new_match(["alice", "bob"], 1)
+    knows_more = st.copy()
+    knows_more.known[knows_more.tableaux[0][0] or 0] |= 1
+    assert state_key(st, False, True) != state_key(knows_more, False, True)
+    assert state_key(st, False, False) == state_key(knows_more, False, False)
+
+
+# Every turn begins with another initial peek: the round enters the phase that reads knowledge again.
+PEEK_EVERY_TURN = ("03_turn.bao", "    start turn of first p in seats_after(active) where (not last_turns) or owed[p]\n"
+                                  "    set phase = turn_start_phase\n",
+                   "    start turn of first p in seats_after(active) where (not last_turns) or owed[p]\n"
+                   "    for p in players { set peeked[p] = 0 }\n"
+                   '    set phase = "peek"\n')
+
+
+def test_a_move_back_into_the_peek_makes_the_search_exact(make_variant: MakeVariant) -> None:
+    """Knowledge is merged outside the peek; a failure found with it merged is real (the stall hands
+    the turn on into a peek nobody can make), but a round that enters the peek again without failing is
+    searched once more, exactly."""
+    stall = explore(load_ruleset(make_variant(*ALL["stall"].edits)), 2, 6)
+    assert stall.returned and stall.knowledge_merged and "progress no_deadlock" in stall.failures
+    assert any("a `holds` may have missed states" in line for line in report_lines(stall))
+    again = explore(load_ruleset(make_variant(PEEK_EVERY_TURN)), 2, 6, max_states=400)
+    assert not again.failures and not again.knowledge_merged and again.truncated
+    merged = explore(load_ruleset(make_variant(PEEK_EVERY_TURN)), 2, 5)
+    assert merged.knowledge_merged and not merged.returned and merged.states < 400
+
+
+def test_a_dealt_state_written_as_a_table_builds_the_same_state(default_engine: Engine) -> None:
+    small = Engine(small_deck(default_engine.rules, 3))
+    st, _ = small.new_match(["alice", "bob", "carol"], 7)
+    st.rng.seed(7)
+    text = "\n".join(['scenario "written"', "", *table_lines(small, st, 7), "", "play", ""])
+    setup = parse_scenario_text(text, "<written>").setup
+    assert isinstance(setup, Table)
+    built = build_table(default_engine, setup)  # the full deck: the further copies stay out of play
+    species = default_engine.facts.species
+    assert [[species[c] if c is not None else None for c in row] for row in built.tableaux] == \
+        [[small.facts.species[c] if c is not None else None for c in row] for row in st.tableaux]
+    assert [[species[c] for c in pile] for pile in built.piles] == [[small.facts.species[c] for c in pile]
+                                                                     for pile in st.piles]
+    assert (built.active, built.phase, built.vars, built.pvars) == (st.active, st.phase, st.vars, st.pvars)
+    assert built.rng.random() == st.rng.random()
+    st.windows.append(Window("discard", st.piles[1][-1], 1, 1))  # a window no table can state
+    with pytest.raises(BaoError, match="open window"):
+        table_lines(small, st)
+
+
+def test_the_small_deck_follows_the_deal_the_rules_make(default_engine: Engine, make_variant: MakeVariant) -> None:
+    rules = default_engine.rules
+    for n in range(rules.min_players, rules.max_players + 1):
+        hand = rules.table_value("hand_size", n) or 0
+        assert deal_size(rules, n) == n * hand + 1
+        deck = small_deck(rules, n)
+        assert all(sp.count >= 1 for sp in deck.species.values())
+        assert sum(sp.count for sp in deck.species.values()) >= n * hand + 1 + DEFAULT_SPARE
+    more = load_ruleset(make_variant(*ALL["deal_seven_more"].edits))
+    assert deal_size(more, 2) == 2 * ((rules.table_value("hand_size", 2) or 0) + 7) + 1
+
+
+def test_a_full_deck_and_a_state_limit(default_engine: Engine) -> None:
+    report = explore(default_engine.rules, 2, 6, full_deck=True, max_states=100)
+    assert report.truncated and report.states == 100 and report.complete == 2
+    assert "66 cards" in report.deck
+    assert any("stopped at" in line for line in report_lines(report))
+
+
+# ---------------------------------------------------------------- the command
+
+
+TIMING = re.compile(r"^[\d,]+ states, [\d,]+ moves in \d+\.\d+s \([\d,]+ states/s, [\d,]+ moves/s\)$", re.M)
+
+
+def test_the_command_reports_and_exits_0_when_everything_holds(capsys: Capture) -> None:
+    assert main(["explore", "--depth", "5", "--deals", "2"]) == 0
+    first = capsys.readouterr().out
+    assert main(["explore", "--depth", "5", "--deals", "2"]) == 0
+    second = capsys.readouterr().out
+    assert len(TIMING.findall(first)) == 1
+    assert TIMING.sub("", first) == TIMING.sub("", second)  # deterministic but for the timing
+    assert "explore: 2 players, 2 deal(s) from seed 1, depth 5" in first
+    assert "progress no_deadlock: explored to depth 5: holds" in first
+
+
+def test_the_command_exits_1_and_writes_the_failure(make_variant: MakeVariant, tmp_path: Path,
+                                                    capsys: Capture) -> None:
+    variant = make_variant(*ALL["caller_owed"].edits)
+    target = tmp_path / "caller.scenario"
+    assert main(["explore", "--rules", str(variant), "--depth", "6", "--emit-scenario", str(target)]) == 1
+    out = capsys.readouterr().out
+    assert "invariant caller_not_owed: violated at depth 6 (seed 1)" in out and f"wrote {target}" in out
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("# Written by `baobei explore`") and "\ntable\n" in text and "  seed 1\n" in text
+    assert main(["check", "--rules", str(variant), str(target)]) == 1
+    assert "invariant caller_not_owed (§ 4.1 [P89, P90]; § 7.2 [P166]) is violated" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["--players", "9"], ["--depth", "-1"], ["--deals", "0"]])
+def test_bad_input_exits_2(argv: list[str], capsys: Capture) -> None:
+    assert main(["explore", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Traceback" not in err
+
+
+def test_nothing_to_emit(tmp_path: Path, capsys: Capture) -> None:
+    target = tmp_path / "none.scenario"
+    assert main(["explore", "--depth", "2", "--emit-scenario", str(target)]) == 0
+    assert f"no failure to write to {target}" in capsys.readouterr().out and not target.exists()

@@ -68,8 +68,12 @@ def _properties(rules: Ruleset) -> list[str]:
     return [
         "## Properties: invariants and progress",
         "",
-        "- `invariant NAME \"title\" CITATION { [when EXPR] holds EXPR }`: in every reachable state in which "
-        "`when` holds, `holds` holds. Replaying a scenario judges it after every move.",
+        "- `[reachable] invariant NAME \"title\" CITATION { [when EXPR] holds EXPR }`: in every state in which "
+        "`when` holds, `holds` holds. Replaying a scenario judges it after every move. Without `reachable` it "
+        "is a claim about every state, every arrangement of cards and values (`baobei verify` proves it with "
+        "Z3 or reports a counterexample); with `reachable`, about the states a game reaches (`verify` proves it "
+        "with Z3 where it can, else judges it by the engine's search). These rules declare "
+        f"{sum(1 for inv in rules.invariants.values() if inv.reachable)} `reachable` invariants.",
         f"- `old(EXPR)`, written only in an invariant: `EXPR` in the state before the move, with the names "
         f"bound around it. An invariant that reads it is a transition invariant, judged for every move over "
         f"the state before and the state after the move has settled; in it `{TRANSITION_ACTOR}` names the "
@@ -77,7 +81,8 @@ def _properties(rules: Ruleset) -> list[str]:
         "them transition invariants.",
         "- `progress NAME \"title\" CITATION [{ when EXPR }]`: in every reachable state in which `when` holds "
         f"(always, without the block), somebody has a legal move. These rules declare {len(rules.progress)}.",
-        "- `baobei explore` judges all of them in every state it reaches from seeded deals.",
+        "- `baobei explore` judges all of them in every state it reaches from seeded deals; `baobei verify` "
+        "uses the same search for what Z3 cannot prove.",
     ]
 
 

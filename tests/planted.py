@@ -68,8 +68,9 @@ TWO_DRAWS = Planted((
     "invariant hands_empty_at_turn_start", 7)
 
 # 7. BAO may be called in the automatic final phase. Caught by bao_caller_fixed, but only after two
-# recycles, some 16 moves after the deal: out of reach of a breadth-first search from the deal (see
-# test_explore.py). The scenarios that reject such a call catch it (scenarios/recycle/*).
+# recycles, some 16 moves after the deal: out of reach of a breadth-first search from the deal, found
+# from a scenario's table one draw before the second recycle (`explore --from`, see test_explore.py).
+# The scenarios that reject such a call catch it too (scenarios/recycle/*).
 BAO_IN_FINAL_PHASE = Planted((
     ("06_bao.bao", '  require not final_phase else "nobody may call BAO in the automatic final phase" § 7.2 [P167]\n',
      ""),), "invariant bao_caller_fixed", 16)

@@ -15,6 +15,8 @@ from .language.paths import default_scenarios_dir
 
 if TYPE_CHECKING:
     from .engine.engine import Engine
+    from .engine.state import State
+    from .language.ruleset import Ruleset
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -165,10 +167,14 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_explore(args: argparse.Namespace) -> int:
     from .language.load import load_ruleset
     from .language.paths import default_rules_dir
-    from .play.explore import explore, failure_scenario, report_lines
+    from .play.explore import explore, explore_from, failure_scenario, report_lines
 
     rules = load_ruleset(_rules_dir(args) or default_rules_dir())
-    report = explore(rules, args.players, args.depth, args.deals, args.seed, args.full_deck, args.max_states)
+    if args.start:
+        report = explore_from(rules, *start_state(rules, Path(args.start)), args.depth, args.max_states,
+                              where=f"the table of {args.start}")
+    else:
+        report = explore(rules, args.players, args.depth, args.deals, args.seed, args.full_deck, args.max_states)
     for line in report_lines(report):
         print(line)
     first = report.first_failure()
@@ -180,6 +186,19 @@ def cmd_explore(args: argparse.Namespace) -> int:
             print(f"wrote {args.emit_scenario}: `baobei check{_rules_option(args)} {args.emit_scenario}` "
                   "replays the failure")
     return EXIT_OK if first is None else EXIT_FAIL
+
+
+def start_state(rules: Ruleset, path: Path) -> tuple[State, int]:
+    """The table of a scenario file as a state to explore from, and its seed."""
+    from .engine.engine import Engine
+    from .scenarios.parser import parse_scenario_file
+    from .scenarios.setup import build_table
+    from .scenarios.syntax import Table
+
+    setup = parse_scenario_file(path).setup
+    if not isinstance(setup, Table):
+        raise BaoError(f"{path}: explore --from needs a scenario with a `table`, not a seeded deal")
+    return build_table(Engine(rules), setup), setup.seed
 
 
 def _rules_option(args: argparse.Namespace) -> str:
@@ -243,6 +262,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--full-deck", action="store_true", help="the rules' deck instead of the small deck")
             p.add_argument("--max-states", type=int, metavar="M", help="stop after M states")
             p.add_argument("--emit-scenario", metavar="FILE", help="write the first failure as a scenario")
+            p.add_argument("--from", dest="start", metavar="SCENARIO",
+                           help="start from this scenario's table (the rules' full deck) instead of deals")
         elif name == "verify":
             p.add_argument("--players", type=int, help="one player count (default: every allowed count)")
             p.add_argument("--emit-scenario", metavar="FILE", help="write a counterexample as a scenario")

@@ -94,6 +94,7 @@ class Report:
     knowledge_merged: bool = False  # knowledge was part of the key only in the phases that read it
     returned: bool = False  # ... and a move entered such a phase again: `holds` would not be exact
     failures: dict[str, Failure] = field(default_factory=dict)
+    start: str = ""  # where the search began when not from deals (explore_from)
 
     @property
     def states(self) -> int:
@@ -120,6 +121,19 @@ def property_labels(rules: Ruleset) -> list[str]:
     return ([f"invariant {i.ident}" for i in invariants if not i.two_state]
             + [f"invariant {i.ident}" for i in invariants if i.two_state]
             + [f"progress {p}" for p in rules.progress])
+
+
+def explore_from(rules: Ruleset, start: State, seed: int, depth: int, max_states: int | None = None,
+                 where: str = "the given table") -> Report:
+    """Search breadth first from one given state (a scenario's table, with the rules' full deck) instead of
+    deals: the way to reach what lies too deep after a deal (the final phase needs two recycles)."""
+    if depth < 0 or (max_states is not None and max_states < 1):
+        raise BaoError("explore needs a depth of at least 0 and a positive state limit")
+    eng = Engine(rules)
+    report = Report(len(start.names), describe(rules), seed, 1, depth, property_labels(rules), start=where)
+    search = Search(eng, report, max_states, None)
+    search.given = start
+    return search.run()
 
 
 def explore(rules: Ruleset, players: int, depth: int, deals: int = 1, seed: int = 1, full_deck: bool = False,
@@ -154,6 +168,7 @@ class Search:
         self.knowing = knowing  # the phases in which knowledge is part of the key (None: in all)
         self.seen: set[int] = set()
         self.starts: list[State] = []
+        self.given: State | None = None  # a state to start from instead of the deals (explore_from)
 
     def key(self, st: State) -> int:
         knowing = self.knowing
@@ -177,6 +192,10 @@ class Search:
         names = list(NAMES[:r.players])
         frontier: list[tuple[State, int, Trace]] = []
         r.per_depth.append(0)
+        if self.given is not None:
+            st = self.given.copy()
+            self.starts.append(st.copy())
+            return [(st, 0, None)] if self._new(st, self.key(st), 0, None, 0) else []
         for deal in range(r.deals):
             st, _ = self.eng.new_match(names, r.seed + deal, log=False)
             st.rng.seed(r.seed + deal)  # the chance left in the round is what a scenario's `seed` line gives
@@ -372,8 +391,8 @@ def report_lines(report: Report) -> list[str]:
                                        else f"{reach}: holds"))
     first = r.first_failure()
     if first is not None:
-        lines += [f"first failure: {first.message}", "  moves from the deal of seed "
-                  f"{first.seed}:", *[f"    {m}" for m in first.moves]]
+        origin = f"moves from {r.start}" if r.start else f"moves from the deal of seed {first.seed}"
+        lines += [f"first failure: {first.message}", f"  {origin}:", *[f"    {m}" for m in first.moves]]
     return lines
 
 

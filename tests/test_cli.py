@@ -94,7 +94,7 @@ def test_a_deal_with_a_bad_player_count(tmp_path: Path, capsys: Capture, players
     assert main(["check", str(path)]) == 2
     out, err = capsys.readouterr()
     count = len(players.split())
-    assert f"{path}:3:1:" in err and f"{count} players" in err
+    assert f"{path}:3:1:" in err and f"{count} player{'' if count == 1 else 's'}:" in err
     assert "Traceback" not in out + err
 
 
@@ -158,3 +158,58 @@ def test_bench_prints_moves_per_second(capsys: Capture) -> None:
 def test_bench_with_a_bad_player_count(capsys: Capture) -> None:
     assert main(["bench", "--rounds", "5", "--players", "9"]) == 2
     assert "9 players" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- text encodings and empty runs
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path: Path, capsys: Capture) -> None:
+    path = tmp_path / "bom.scenario"
+    path.write_bytes(b"\xef\xbb\xbf" + PASSING.encode("utf-8"))
+    assert main(["check", str(path)]) == 0, capsys.readouterr()
+
+
+def test_a_latin1_scenario_is_bad_input_with_its_place_and_the_others_still_run(tmp_path: Path,
+                                                                               capsys: Capture) -> None:
+    write(tmp_path, "a.scenario", PASSING)
+    latin = PASSING.replace('scenario "A draw"', 'scenario "Ein Zug für Vögel"')
+    (tmp_path / "b.scenario").write_bytes(latin.encode("latin-1"))
+    (tmp_path / "c.scenario").write_bytes(bytes(range(128, 256)))
+    assert main(["check", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    column = latin.splitlines()[0].index("ü") + 1
+    assert f"b.scenario:1:{column}: not UTF-8 text: byte 0xfc" in err
+    assert "c.scenario:1:1: not UTF-8 text: byte 0x80" in err
+    assert "1 passed, 0 failed" in out and "2 malformed" in out and "Traceback" not in out + err
+
+
+def test_a_rules_file_that_is_not_utf8_is_bad_input(make_variant: MakeVariant, capsys: Capture) -> None:
+    rules = make_variant()
+    deck = rules / "01_deck.bao"
+    deck.write_bytes(deck.read_bytes() + "# Vögel\n".encode("latin-1"))
+    line = deck.read_bytes().count(b"\n")
+    assert main(["rules", "--rules", str(rules)]) == 2
+    err = capsys.readouterr().err
+    assert f"01_deck.bao:{line}:4: not UTF-8 text: byte 0xf6" in err and "Traceback" not in err
+
+
+def test_a_rules_file_with_a_byte_order_mark_loads(make_variant: MakeVariant, capsys: Capture) -> None:
+    rules = make_variant()
+    deck = rules / "01_deck.bao"
+    deck.write_bytes(b"\xef\xbb\xbf" + deck.read_bytes())
+    assert main(["rules", "--rules", str(rules)]) == 0, capsys.readouterr()
+
+
+@pytest.mark.parametrize("names", [[], ["draw.scenaro", "notes.txt"]])
+def test_no_scenario_found_is_bad_input(tmp_path: Path, capsys: Capture, names: list[str]) -> None:
+    for name in names:
+        write(tmp_path, name, PASSING)
+    assert main(["check", str(tmp_path)]) == 2
+    assert "no scenario files (*.scenario) found" in capsys.readouterr().err
+
+
+def test_counts_read_as_english(tmp_path: Path, capsys: Capture) -> None:
+    assert main(["check", str(write(tmp_path, "ok.scenario", PASSING))]) == 0
+    assert "1 scenario in " in capsys.readouterr().out
+    assert main(["play", "--players", "1"]) == 2
+    assert "1 player: these rules allow" in capsys.readouterr().err

@@ -10,8 +10,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .language.errors import BaoError, SourceError
+from .language.errors import BaoError, ScenarioError, SourceError, read_source
 from .language.paths import default_scenarios_dir
+from .language.text import plural
 
 if TYPE_CHECKING:
     from .engine.engine import Engine
@@ -26,12 +27,16 @@ def _rules_dir(args: argparse.Namespace) -> Path | None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .scenarios.parser import parse_scenario_file, scenario_files
+    from .scenarios.parser import SCENARIO_SUFFIX, parse_scenario_file, scenario_files
     from .scenarios.runner import engine_for, format_failure, run_scenario
 
     eng = engine_for(_rules_dir(args))
     paths = [Path(p) for p in args.paths] or [default_scenarios_dir()]
     files = scenario_files(paths)
+    if not files:
+        # Nothing checked is no success: a misspelled folder or file suffix would otherwise pass silently.
+        print(f"error: no scenario files (*{SCENARIO_SUFFIX}) found in " + ", ".join(map(str, paths)), file=sys.stderr)
+        return EXIT_BAD_INPUT
     passed = failed = bad = 0
     start = time.perf_counter()
     for f in files:
@@ -49,9 +54,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                 print(f"ok    {f}")
         else:
             failed += 1
-            print(f"FAIL  {format_failure(result, f.read_text(encoding='utf-8'))}")
+            print(f"FAIL  {format_failure(result, read_source(f, ScenarioError))}")
     elapsed = time.perf_counter() - start
-    print(f"{len(files)} scenarios in {elapsed:.2f}s" + (f", {bad} malformed" if bad else ""))
+    print(f"{plural(len(files), 'scenario')} in {elapsed:.2f}s" + (f", {bad} malformed" if bad else ""))
     print(f"{passed} passed, {failed} failed")
     if bad:
         return EXIT_BAD_INPUT

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from ..language import syntax as s
 from ..language.errors import EngineError
 from ..language.ruleset import ALL_CARDS, Ruleset
+from ..language.text import plural
 from .protection import Protection, protection_against
 from .runtime import Ctx, Event, Fn, Origin, Proc, items_of
 from .state import CardFacts, HandLoc, PileLoc, State, Waiting, Window
@@ -37,10 +38,6 @@ class Host(Protocol):
 def log(ctx: Ctx, origin: Origin, text: Callable[[], str]) -> None:
     if ctx.log is not None:
         ctx.log.append(Event(origin.rule, origin.cite, text()))
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 class Effects:
@@ -96,7 +93,7 @@ class Effects:
         elif isinstance(where, HandLoc):
             if len(st.hands[where.player]) >= self.capacity:
                 raise EngineError(f"{pos}: {st.names[where.player]}'s hand holds "
-                                  f"{_plural(self.capacity, 'card')} already")
+                                  f"{plural(self.capacity, 'card')} already")
         elif not isinstance(where, PileLoc):
             raise EngineError(f"{pos}: {where!r} is not a place for a card")
 
@@ -347,7 +344,7 @@ class Effects:
             pile = st.piles[into.index]
             pile.extend(gathered)
             st.rng.shuffle(pile)
-            log(ctx, origin, lambda: f"{_plural(len(gathered), 'card')} shuffled into the "
+            log(ctx, origin, lambda: f"{plural(len(gathered), 'card')} shuffled into the "
                 f"{self.eng.pile_names[into.index].replace('_', ' ')}")
 
         return shuffle

@@ -17,6 +17,7 @@ from ..language.builtins import TRANSITION_NAMES
 from ..language.check import Checker
 from ..language.errors import BaoError, EngineError, IllegalMove, Rejection
 from ..language.ruleset import Ruleset
+from ..language.text import plural
 from ..language.walk import walk_stmts
 from .compiler import Compiler
 from .effects import Effects
@@ -135,7 +136,7 @@ class Engine(Legality):
     def check_player_count(self, n: int) -> None:
         lo, hi = self.rules.min_players, self.rules.max_players
         if not lo <= n <= hi:
-            raise BaoError(f"{n} players: these rules allow {lo} to {hi} players ({self.rules.players_cite})")
+            raise BaoError(f"{plural(n, 'player')}: these rules allow {lo} to {hi} players ({self.rules.players_cite})")
         self.check_tables(n)
 
     def check_tables(self, n: int) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from .source import Citation, Pos
 
@@ -62,3 +63,26 @@ def caret_excerpt(text: str, line: int, column: int) -> str:
         return ""
     source = lines[line - 1]
     return f"    {source}\n    {' ' * (column - 1)}^"
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def read_source(path: Path, error: type[SourceError]) -> str:
+    """A rules or scenario file as text: UTF-8, a leading byte order mark accepted (editors on Windows write
+    one). A file that is not UTF-8 (Latin-1 as some German editors save it, or no text at all) is bad input:
+    `error` names the file, the line and column, and the first byte that is not UTF-8."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise error(Pos(str(path), 0, 0), f"cannot read: {err.strerror}") from None
+    if data.startswith(UTF8_BOM):
+        data = data[len(UTF8_BOM):]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        before = data[:err.start]
+        line = before.count(b"\n") + 1
+        column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1  # in characters
+        raise error(Pos(str(path), line, column), f"not UTF-8 text: byte 0x{data[err.start]:02x} cannot start or "
+                    "continue a character here (save the file as UTF-8)") from None

@@ -16,7 +16,7 @@ from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import syntax as s
-from .errors import RulesError, SourceError, caret_excerpt
+from .errors import RulesError, SourceError, caret_excerpt, read_source
 from .paths import grammar_dir
 
 _PARA_NUM = re.compile(r"P(\d+)")
@@ -481,4 +481,4 @@ def parse_rules_dir(directory: Path) -> list[s.RulesFile]:
     files = sorted(directory.glob("*.bao"))
     if not files:
         raise RulesError(s.Pos(str(directory), 0, 0), "no .bao rules files in this directory")
-    return [parse_rules_text(f.read_text(encoding="utf-8"), str(f)) for f in files]
+    return [parse_rules_text(read_source(f, RulesError), str(f)) for f in files]

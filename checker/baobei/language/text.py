@@ -138,3 +138,8 @@ def stmt_text(node: s.Stmt) -> str:
             return f"if {e(node.cond)} {{ ... }}"
         case _:
             assert_never(node)
+
+
+def plural(n: int, word: str) -> str:
+    """"1 card", "2 cards": counts in messages read as English."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"

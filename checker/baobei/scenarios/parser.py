@@ -8,7 +8,7 @@ from typing import Any
 from lark import Token, v_args
 from lark.exceptions import UnexpectedInput
 
-from ..language.errors import ScenarioError, caret_excerpt
+from ..language.errors import ScenarioError, caret_excerpt, read_source
 from ..language.parser import SourceBuilder, build, grammar, pos_of, syntax_error, unquote
 from ..language.source import Citation
 from . import syntax as sc
@@ -262,11 +262,7 @@ def parse_scenario_text(text: str, path: str) -> sc.Scenario:
 
 
 def parse_scenario_file(path: Path) -> sc.Scenario:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ScenarioError(pos_of(str(path), None), f"cannot read: {err.strerror}") from None
-    return parse_scenario_text(text, str(path))
+    return parse_scenario_text(read_source(path, ScenarioError), str(path))
 
 
 def scenario_files(paths: list[Path]) -> list[Path]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from ..language.errors import SourceError
+from ..language.errors import ScenarioError, SourceError, read_source
 from .parser import SCENARIO_SUFFIX, parse_scenario_file
 from .runner import ScenarioResult, engine_for, format_failure, run_scenario
 
@@ -36,7 +36,7 @@ class ScenarioItem(pytest.Item):
         scenario = parse_scenario_file(self.path)
         result = run_scenario(scenario, engine_for(None))
         if not result.passed:
-            raise ScenarioFailed(result, self.path.read_text(encoding="utf-8"))
+            raise ScenarioFailed(result, read_source(self.path, ScenarioError))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ScenarioFailed):

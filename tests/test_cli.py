@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from baobei.cli import main
 from baobei.engine.engine import Engine
-from baobei.language.paths import default_scenarios_dir
+from baobei.language.paths import default_rules_dir, default_scenarios_dir
 from conftest import DRAW_SCENARIO
 
 MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
@@ -213,3 +214,48 @@ def test_counts_read_as_english(tmp_path: Path, capsys: Capture) -> None:
     assert "1 scenario in " in capsys.readouterr().out
     assert main(["play", "--players", "1"]) == 2
     assert "1 player: these rules allow" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- no traceback from any command
+
+
+def test_a_quantifier_over_a_number_is_refused_with_its_place(tmp_path: Path, capsys: Capture) -> None:
+    probe = PASSING.replace("  expect discard top is Kranich\n",
+                            '  expect discard top is Kranich\n  expect value "sum p in 3: p" = 0\n')
+    path = write(tmp_path, "probe.scenario", probe)
+    assert main(["check", str(path)]) == 2
+    _, err = capsys.readouterr()
+    line = probe.splitlines().index('  expect value "sum p in 3: p" = 0') + 1
+    assert f"{path}:{line}:" in err and "ranges over an int; expected a list" in err and "Traceback" not in err
+
+
+def test_outputs_that_cannot_be_written_are_bad_input(tmp_path: Path, capsys: Capture) -> None:
+    missing = tmp_path / "missing" / "x.scenario"
+    rules = tmp_path / "rules"
+    shutil.copytree(default_rules_dir(), rules)
+    setup = rules / "02_setup.bao"
+    setup.write_text(setup.read_text(encoding="utf-8").replace(
+        "  require peeked[actor] < initial_peek else", "  require true else"), encoding="utf-8")
+    assert main(["verify", "--rules", str(rules), "--players", "2", "--states", "300", "--depth", "4",
+                 "--emit-scenario", str(missing)]) == 2
+    assert f"{missing}: cannot write" in capsys.readouterr().err
+    assert main(["explore", "--rules", str(rules), "--depth", "4", "--emit-scenario", str(missing)]) == 2
+    assert f"{missing}: cannot write" in capsys.readouterr().err
+    readme = write(tmp_path, "README.md", "# not a directory\n")
+    assert main(["docs", "--out", str(readme)]) == 2
+    assert "is a file; --out names the directory" in capsys.readouterr().err
+
+
+def test_a_rules_option_naming_a_file_says_so(tmp_path: Path, capsys: Capture) -> None:
+    readme = write(tmp_path, "README.md", "# not rules\n")
+    assert main(["check", "--rules", str(readme), str(write(tmp_path, "ok.scenario", PASSING))]) == 2
+    assert "is a file; --rules names a directory of .bao files" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["play", "--rounds", "-1"], ["play", "--rounds", "x"], ["bench", "--rounds", "0"],
+                                  ["explore", "--depth", "-1"], ["verify", "--states", "0"]])
+def test_counts_out_of_range_are_refused_by_the_command_line(argv: list[str], capsys: Capture) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert "error: argument" in capsys.readouterr().err

@@ -240,11 +240,23 @@ def test_the_command_exits_1_and_writes_the_failure(make_variant: MakeVariant, t
     assert "invariant caller_not_owed (§ 4.1 [P89, P90]; § 7.2 [P166]) is violated" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv", [["--players", "9"], ["--depth", "-1"], ["--deals", "0"]])
-def test_bad_input_exits_2(argv: list[str], capsys: Capture) -> None:
-    assert main(["explore", *argv]) == 2
+def test_bad_input_exits_2(capsys: Capture) -> None:
+    assert main(["explore", "--players", "9"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [["--depth", "-1"], ["--deals", "0"]])
+def test_counts_out_of_range_are_refused_by_the_command_line(argv: list[str], capsys: Capture) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["explore", *argv])
+    assert exit_.value.code == 2 and "error: argument" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("depth", "deals"), [(-1, 1), (2, 0)])
+def test_the_function_refuses_them_too(depth: int, deals: int) -> None:
+    with pytest.raises(BaoError, match="explore needs"):
+        explore(load_ruleset(default_rules_dir()), 2, depth, deals)
 
 
 def test_nothing_to_emit(tmp_path: Path, capsys: Capture) -> None:

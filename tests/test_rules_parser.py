@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -215,3 +216,25 @@ def test_well_kinded_definitions_load(make_variant: MakeVariant, definition: str
     with (d / "07_scoring.bao").open("a", encoding="utf-8") as f:
         f.write("\n" + definition + "\n")
     Engine(load_ruleset(d))
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("card Spatz         value 1  count 5\n", "card Spatz         value 1  count 100000000\n",
+     "'Spatz' has 100000000 cards; a deck holds at most 1000"),
+    ("card Spatz         value 1  count 5\n", "card Spatz         value 1  count 990\n",
+     "the deck has 1051 cards; a deck holds at most 1000"),
+    ("card Spatz         value 1  count 5\n", "card Spatz         value 5000000  count 5\n",
+     "values lie between -1000000 and 1000000"),
+])
+def test_resource_limits_are_checked_when_the_rules_load(make_variant: MakeVariant, old: str, new: str,
+                                                         message: str) -> None:
+    rules = make_variant(("01_deck.bao", old, new))
+    with pytest.raises(RulesError, match=re.escape(message)) as err:
+        load_ruleset(rules)
+    assert "01_deck.bao:" in str(err.value)
+
+
+def test_a_player_range_beyond_the_limit_is_refused(make_variant: MakeVariant) -> None:
+    rules = make_variant(("02_setup.bao", "players 2..6 ", "players 2..600 "))
+    with pytest.raises(RulesError, match="at most 26 players"):
+        load_ruleset(rules)

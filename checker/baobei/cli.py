@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .language.errors import BaoError, ScenarioError, SourceError, read_source
+from .language.errors import BaoError, ScenarioError, SourceError, read_source, write_output
 from .language.paths import default_scenarios_dir
 from .language.text import plural
 
@@ -187,7 +187,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
         if first is None:
             print(f"no failure to write to {args.emit_scenario}")
         else:
-            Path(args.emit_scenario).write_text(failure_scenario(first, report.deck), encoding="utf-8")
+            write_output(Path(args.emit_scenario), failure_scenario(first, report.deck))
             print(f"wrote {args.emit_scenario}: `baobei check{_rules_option(args)} {args.emit_scenario}` "
                   "replays the failure")
     return EXIT_OK if first is None else EXIT_FAIL
@@ -222,6 +222,23 @@ def cmd_docs(args: argparse.Namespace) -> int:
     return run_docs(args)
 
 
+def at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number no smaller than `minimum` (a count, a depth, a seed)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is less than {minimum}")
+        return value
+
+    return parse
+
+
+POSITIVE, NON_NEGATIVE = at_least(1), at_least(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="baobei", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -248,9 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("-v", "--verbose", action="store_true")
         elif name == "bench":
             p.add_argument("--players", type=int, default=4)
-            p.add_argument("--rounds", type=int, default=200)
+            p.add_argument("--rounds", type=POSITIVE, default=200)
             p.add_argument("--seed", type=int, default=1)
-            p.add_argument("--repeat", type=int, default=3, help="runs to time; the median is reported")
+            p.add_argument("--repeat", type=POSITIVE, default=3, help="runs to time; the median is reported")
             p.add_argument("--tally", action="store_true", help="then count the same play: moves by name")
             p.add_argument("--watch", metavar="VARS", help="with --tally: variables whose values to count per round")
             p.add_argument("--policy", choices=["uniform", "kinds"], default="uniform",
@@ -258,14 +275,15 @@ def build_parser() -> argparse.ArgumentParser:
         elif name == "play":
             p.add_argument("--players", type=int, default=3)
             p.add_argument("--seed", type=int, default=1)
-            p.add_argument("--rounds", type=int, default=1, help="rounds to play; the output ends with the next deal")
+            p.add_argument("--rounds", type=POSITIVE, default=1,
+                           help="rounds to play; the output ends with the next deal")
         elif name == "explore":
             p.add_argument("--players", type=int, default=2)
-            p.add_argument("--depth", type=int, default=8, help="moves after the deal to search at most")
-            p.add_argument("--deals", type=int, default=1, help="seeded deals to search from")
+            p.add_argument("--depth", type=NON_NEGATIVE, default=8, help="moves after the deal to search at most")
+            p.add_argument("--deals", type=POSITIVE, default=1, help="seeded deals to search from")
             p.add_argument("--seed", type=int, default=1, help="the first deal's seed; the others follow")
             p.add_argument("--full-deck", action="store_true", help="the rules' deck instead of the small deck")
-            p.add_argument("--max-states", type=int, metavar="M", help="stop after M states")
+            p.add_argument("--max-states", type=POSITIVE, metavar="M", help="stop after M states")
             p.add_argument("--emit-scenario", metavar="FILE", help="write the first failure as a scenario")
             p.add_argument("--from", dest="start", metavar="SCENARIO",
                            help="start from this scenario's table (the rules' full deck) instead of deals")
@@ -273,10 +291,10 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--players", type=int, help="one player count (default: every allowed count)")
             p.add_argument("--emit-scenario", metavar="FILE", help="write a counterexample as a scenario")
             p.add_argument("--docs", metavar="FILE", help="write the invariants' documentation (docs/invariants.md)")
-            p.add_argument("--depth", type=int, default=12,
+            p.add_argument("--depth", type=NON_NEGATIVE, default=12,
                            help="moves after each deal the engine's search follows for what Z3 cannot prove")
-            p.add_argument("--deals", type=int, default=1, help="seeded deals the engine's search starts from")
-            p.add_argument("--states", type=int, default=3_500,
+            p.add_argument("--deals", type=POSITIVE, default=1, help="seeded deals the engine's search starts from")
+            p.add_argument("--states", type=POSITIVE, default=3_500,
                            help="states the search judges at most per player count (it reports the depth it "
                                 "judged completely)")
         elif name == "docs":

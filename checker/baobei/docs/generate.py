@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from ..language.errors import SourceError
+from ..language.errors import BaoError, SourceError, write_output
 from ..language.load import load_ruleset
 from ..language.paths import PROJECT_ROOT
 from ..scenarios.parser import parse_scenario_file, scenario_files
@@ -129,9 +129,14 @@ def run(project: Project, check: bool = False, stream: TextIO | None = None) -> 
             return EXIT_FAIL
         print(f"docs up to date ({len(files)} files, {len(replays.passed)} scenarios)", file=out)
         return EXIT_OK
-    project.out.mkdir(parents=True, exist_ok=True)
+    if project.out.exists() and not project.out.is_dir():
+        raise BaoError(f"{project.out}: is a file; --out names the directory the docs are written to")
+    try:
+        project.out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise BaoError(f"{project.out}: cannot make the directory: {err.strerror}") from None
     for name, text in files.items():
-        (project.out / name).write_text(text, encoding="utf-8")
+        write_output(project.out / name, text)
         print(f"wrote {project.links.shown(project.out / name)}", file=out)
     print(_summary(index), file=out)
     return EXIT_OK

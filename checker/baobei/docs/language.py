@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..language.arith import FLOOR_DIVISION_DOC
 from ..language.builtins import BUILTINS, STATE_NAMES, TRANSITION_NAMES, Builtin, NotProvable
 from ..language.kinds import PARAM_KINDS
-from ..language.ruleset import HOOKS, Ruleset
+from ..language.ruleset import HOOKS, MAX_DECK, MAX_PLAYERS, MAX_VALUE, Ruleset
 from ..language.statements import STATEMENTS
 from .index import Index
 from .render import Links
@@ -117,6 +117,12 @@ def render_language(index: Index, links: Links) -> str:
         "",
         f"- Argument kinds: {', '.join(f'`{k}`' for k in PARAM_KINDS)}; `?` makes one optional.",
         f"- Hooks the engine calls: {hooks}.",
+        "",
+        "## Limits",
+        "",
+        f"Checked when the rules load: a deck of at most {MAX_DECK:,} cards, card values between "
+        f"-{MAX_VALUE:,} and {MAX_VALUE:,}, at most {MAX_PLAYERS} players. Rules and scenario files are UTF-8 "
+        "text (a byte order mark is accepted).",
         "",
         *_properties(index.rules),
         "",

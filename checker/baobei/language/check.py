@@ -131,12 +131,12 @@ class Checker(ExprVisitor[None, Kinds]):
                 if node.players is not None:
                     self.visit(node.players, env)
             case s.Pick():
-                self.visit(node.domain, env)
+                self.domain(node.domain, env)
                 env[node.name] = element(self.kinds.visit(node.domain, env)) or ""
             case s.Run():
                 self.run(node, env)
             case s.ForEach():
-                self.visit(node.domain, env)
+                self.domain(node.domain, env)
                 self.block(node.body, {**env, node.var: element(self.kinds.visit(node.domain, env)) or ""})
             case s.Repeat():
                 self.visit(node.count, env)
@@ -285,16 +285,25 @@ class Checker(ExprVisitor[None, Kinds]):
         for e in (node.cond, node.then, node.other):
             self.visit(e, env)
 
+    def domain(self, node: s.Expr, env: Kinds) -> None:
+        """What a quantifier, `first`, a filter, `for` or `pick` ranges over: a list or a pile's cards."""
+        self.visit(node, env)
+        kind = self.kinds.visit(node, env)
+        if kind and not kind.startswith("list ") and kind != "place":
+            article = "an" if kind[0] in "aeiou" else "a"
+            raise RulesError(node.pos, f"this ranges over {article} {kind}; expected a list (players, cards, "
+                             "slots) or a pile")
+
     def quant(self, node: s.Quant, env: Kinds) -> None:
-        self.visit(node.domain, env)
+        self.domain(node.domain, env)
         self.visit(node.body, bound(self.kinds, node, env))
 
     def first(self, node: s.First, env: Kinds) -> None:
-        self.visit(node.domain, env)
+        self.domain(node.domain, env)
         self.visit(node.cond, bound(self.kinds, node, env))
 
     def filter(self, node: s.Filter, env: Kinds) -> None:
-        self.visit(node.domain, env)
+        self.domain(node.domain, env)
         self.visit(node.cond, bound(self.kinds, node, env))
 
     def old(self, node: s.Old, env: Kinds) -> None:

@@ -86,3 +86,11 @@ def read_source(path: Path, error: type[SourceError]) -> str:
         column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1  # in characters
         raise error(Pos(str(path), line, column), f"not UTF-8 text: byte 0x{data[err.start]:02x} cannot start or "
                     "continue a character here (save the file as UTF-8)") from None
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write a file the user named (a scenario, a report): a path that cannot be written is bad input."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise BaoError(f"{path}: cannot write: {err.strerror}") from None

@@ -476,6 +476,8 @@ def build(tree: Tree[Token], builder: Transformer[Token, Any]) -> Any:
 
 def parse_rules_dir(directory: Path) -> list[s.RulesFile]:
     """Every *.bao file of a rules directory, in name order (deterministic)."""
+    if directory.is_file():
+        raise RulesError(s.Pos(str(directory), 0, 0), "is a file; --rules names a directory of .bao files")
     if not directory.is_dir():
         raise RulesError(s.Pos(str(directory), 0, 0), "rules directory not found")
     files = sorted(directory.glob("*.bao"))

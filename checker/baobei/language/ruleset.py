@@ -24,6 +24,12 @@ HOOKS: dict[str, tuple[tuple[str, ...], bool]] = {
 # A shuffle source that is no pile: every card of the deck, wherever it lies.
 ALL_CARDS = "all_cards"
 
+# Resource limits, checked when the rules load so that a slip (a count of 100000000) is a clear error and
+# not minutes of play ending out of memory. Far beyond any card game: the default deck has 66 cards.
+MAX_DECK = 1_000  # cards in the whole deck
+MAX_VALUE = 1_000_000  # the largest absolute card value
+MAX_PLAYERS = 26  # the largest player count a `players` declaration may allow
+
 
 @dataclass(frozen=True)
 class Species:
@@ -139,6 +145,8 @@ def _add(rules: Ruleset, decl: s.Decl) -> None:
                 raise RulesError(decl.pos, "the player count is declared twice")
             if not 1 <= decl.low <= decl.high:
                 raise RulesError(decl.pos, f"player range {decl.low}..{decl.high} is empty")
+            if decl.high > MAX_PLAYERS:
+                raise RulesError(decl.pos, f"player range {decl.low}..{decl.high}: at most {MAX_PLAYERS} players")
             rules.min_players, rules.max_players, rules.players_cite = decl.low, decl.high, decl.cite
         case s.DeckDecl():
             if rules.deck is not None:
@@ -279,12 +287,21 @@ def check_deck(rules: Ruleset) -> None:
             raise RulesError(card.pos, f"species {card.species!r} is declared twice")
         if card.count < 1:
             raise RulesError(card.pos, f"species {card.species!r} needs a count of at least 1")
+        if card.count > MAX_DECK:
+            raise RulesError(card.pos, f"species {card.species!r} has {card.count} cards; a deck holds at most "
+                             f"{MAX_DECK}")
+        if abs(card.value) > MAX_VALUE:
+            raise RulesError(card.pos, f"species {card.species!r} has the value {card.value}; values lie "
+                             f"between -{MAX_VALUE} and {MAX_VALUE}")
         if card.ability is not None:
             ability = rules.moves.get(card.ability)
             if ability is None or not ability.is_ability or ability.is_step:
                 raise RulesError(card.pos, f"unknown ability {card.ability!r} for {card.species}")
         rules.species[card.species] = Species(card.species, card.value, card.count,
                                               card.family or card.species, card.ability)
+    total = sum(sp.count for sp in rules.species.values())
+    if total > MAX_DECK:
+        raise RulesError(deck.pos, f"the deck has {total} cards; a deck holds at most {MAX_DECK}")
 
 
 def check_required(rules: Ruleset) -> None:

@@ -34,7 +34,7 @@ from ..engine.engine import Engine
 from ..engine.move import Move
 from ..engine.state import State
 from ..language import syntax as s
-from ..language.errors import BaoError
+from ..language.errors import BaoError, write_output
 from ..language.load import load_ruleset
 from ..language.paths import default_rules_dir
 from ..language.ruleset import Ruleset
@@ -185,7 +185,7 @@ def run_verify(args: argparse.Namespace) -> int:
     docs = getattr(args, "docs", None)
     if docs:
         text = docs_markdown(rules, display_path(directory), results, methods, len(transitions(rules)))
-        Path(docs).write_text(text, encoding="utf-8")
+        write_output(Path(docs), text)
         print(f"wrote {docs}")
     return EXIT_FAIL if bad else EXIT_OK
 
@@ -203,12 +203,12 @@ def emit(eng: Engine, results: list[Result], target: Path) -> None:
     for r in results:
         cex, trace = r.outcome.cex, r.outcome.trace
         if r.outcome.status == "violated" and isinstance(trace, Failure):
-            target.write_text(failure_scenario(trace, trace_deck(eng.rules, r.players)), encoding="utf-8")
+            write_output(target, failure_scenario(trace, trace_deck(eng.rules, r.players)))
             print(f"wrote {target}: the moves that break {r.inv.ident} with {r.players} players")
             return
         if r.outcome.status == "violated" and cex is not None and isinstance(r.inv, s.InvariantDecl):
             text, how = scenario_text(eng, r.inv, cex)
-            target.write_text(text, encoding="utf-8")
+            write_output(target, text)
             print(f"wrote {target}: the counterexample to {r.inv.ident} with {r.players} players ({how})")
             return
     print(f"no state counterexample to write to {target}")

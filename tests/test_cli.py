@@ -259,3 +259,46 @@ def test_counts_out_of_range_are_refused_by_the_command_line(argv: list[str], ca
         main(argv)
     assert exit_.value.code == 2
     assert "error: argument" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("probe", "column", "wanted"), [
+    ("1 <", 3, "found end of the expression, expected one of: 'false'"),
+    ("1 2", 3, "found '2', expected one of: 'and', a comparison (== != < <= > >= in)"),
+])
+def test_a_bad_probe_is_described_without_parser_internals(tmp_path: Path, capsys: Capture, probe: str, column: int,
+                                                           wanted: str) -> None:
+    text = PASSING.replace("  expect discard top is Kranich\n", f'  expect discard top is Kranich\n'
+                           f'  expect value "{probe}" = 1\n')
+    assert main(["check", str(write(tmp_path, "probe.scenario", text))]) == 2
+    err = capsys.readouterr().err
+    assert f"bad expression '{probe}' at its character {column}: {wanted}" in err
+    assert "Token(" not in err and "$END" not in err and "cmpop" not in err
+
+
+def test_quiet_check_gives_one_line_per_failure(tmp_path: Path, capsys: Capture) -> None:
+    write(tmp_path, "a.scenario", FAILING)
+    write(tmp_path, "b.scenario", FAILING)
+    write(tmp_path, "c.scenario", PASSING)
+    assert main(["check", "-q", str(tmp_path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    fails = [line for line in out if line.startswith("FAIL  ")]
+    assert len(fails) == 2 and len(out) == 4, out
+    assert all("expected the top of the discard pile to be Star, actual Kranich" in line for line in fails)
+    assert out[-1] == "1 passed, 2 failed"
+
+
+def test_every_command_and_flag_has_help(capsys: Capture) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = capsys.readouterr().out
+    commands = ["check", "explain", "rules", "bench", "play", "explore", "verify", "docs"]
+    assert all(c in top.split("positional arguments:")[0] for c in commands), top
+    for command in commands:
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = capsys.readouterr().out
+        options = text.split("options:", 1)[1] if "options:" in text else text
+        # Every option or argument line names its flag and then explains it (on the line or the next).
+        entries = re.findall(r"^  (\S.*?)(?:\n(?=  \S)|\Z)", options, re.M | re.S)
+        bare = [e for e in entries if len(e.split()) <= 2 and "\n" not in e]
+        assert not bare, (command, bare)

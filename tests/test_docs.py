@@ -316,3 +316,14 @@ def test_answers_needs_the_citation_and_both_languages() -> None:
     english_only = with_answers(CITES_P186, "P186").replace('question de "Darf', '# question de "Darf')
     with pytest.raises(ScenarioError, match="needs `question de/en`"):
         parse_scenario_text(english_only, "x.scenario")
+
+
+def test_the_projects_own_assumptions_stand_apart_from_the_binding_decisions(generated: Project) -> None:
+    text = (generated.out / "decisions.md").read_text(encoding="utf-8")
+    binding, _, own = text.partition("\n## Assumptions of this project\n")
+    rules = load_ruleset(PROJECT_ROOT / "rules")
+    assert own and "## Binding decisions" in binding
+    for ident, decl in rules.assumptions.items():
+        heading = f"### {ident} {decl.title}"
+        assert heading in (binding if re.fullmatch(r"D\d+", ident) else own), ident
+    assert "Not binding" in own

@@ -1,4 +1,11 @@
-"""The `baobei` command: check scenarios, explain one, summarize the rules, benchmark the engine."""
+"""The `baobei` command: the executable rules of BAO BEI.
+
+Replay scenarios (check, explain), validate the rules (rules), play seeded games
+(play, bench), search the rounds (explore), judge the rules' properties with Z3
+and the search (verify) and generate the documentation (docs). Every command takes
+--rules DIR to run a rules variant. Exit codes: 0 success, 1 a failure (a
+scenario, a property), 2 bad input.
+"""
 
 from __future__ import annotations
 
@@ -54,7 +61,11 @@ def cmd_check(args: argparse.Namespace) -> int:
                 print(f"ok    {f}")
         else:
             failed += 1
-            print(f"FAIL  {format_failure(result, read_source(f, ScenarioError))}")
+            if args.quiet and result.failure is not None:
+                # One line per failing scenario: where, and why.
+                print(f"FAIL  {result.failure.pos}: {result.failure.message}")
+            else:
+                print(f"FAIL  {format_failure(result, read_source(f, ScenarioError))}")
     elapsed = time.perf_counter() - start
     print(f"{plural(len(files), 'scenario')} in {elapsed:.2f}s" + (f", {bad} malformed" if bad else ""))
     print(f"{passed} passed, {failed} failed")
@@ -240,7 +251,8 @@ POSITIVE, NON_NEGATIVE = at_least(1), at_least(0)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="baobei", description=__doc__)
+    parser = argparse.ArgumentParser(prog="baobei", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     commands: list[tuple[str, str, Callable[[argparse.Namespace], int]]] = [
         ("check", "replay scenario files and report", cmd_check),
@@ -249,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("bench", "seeded random legal play: moves/s and rounds/s", cmd_bench),
         ("play", "print a seeded random game, move by move, each event with its rule", cmd_play),
         ("explore", "breadth-first search of the rounds from seeded deals: invariants and progress", cmd_explore),
-        ("verify", "prove the rules' invariants with Z3", cmd_verify),
+        ("verify", "judge the rules' invariants and progress: Z3 proofs, the search for the rest", cmd_verify),
         ("docs", "generate docs/ from the rules and the passing scenarios", cmd_docs),
     ]
     for name, help_text, func in commands:
@@ -258,27 +270,30 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         if name == "check":
             p.add_argument("paths", nargs="*", help="scenario files or directories (default: scenarios/)")
-            p.add_argument("-v", "--verbose", action="store_true")
+            p.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that pass")
+            p.add_argument("-q", "--quiet", action="store_true",
+                           help="one line per failing scenario (place and reason) instead of its trace")
         elif name == "explain":
-            p.add_argument("file")
+            p.add_argument("file", help="the scenario file to replay and explain")
         elif name == "rules":
-            p.add_argument("-v", "--verbose", action="store_true")
+            p.add_argument("-v", "--verbose", action="store_true",
+                           help="also list every cited rule with its citation and place")
         elif name == "bench":
-            p.add_argument("--players", type=int, default=4)
-            p.add_argument("--rounds", type=POSITIVE, default=200)
-            p.add_argument("--seed", type=int, default=1)
+            p.add_argument("--players", type=int, default=4, help="players at the table")
+            p.add_argument("--rounds", type=POSITIVE, default=200, help="rounds to play per run")
+            p.add_argument("--seed", type=int, default=1, help="the seed of the deals and the random moves")
             p.add_argument("--repeat", type=POSITIVE, default=3, help="runs to time; the median is reported")
             p.add_argument("--tally", action="store_true", help="then count the same play: moves by name")
             p.add_argument("--watch", metavar="VARS", help="with --tally: variables whose values to count per round")
             p.add_argument("--policy", choices=["uniform", "kinds"], default="uniform",
                            help="with --tally: uniform over legal moves, or a kind of move first")
         elif name == "play":
-            p.add_argument("--players", type=int, default=3)
-            p.add_argument("--seed", type=int, default=1)
+            p.add_argument("--players", type=int, default=3, help="players at the table")
+            p.add_argument("--seed", type=int, default=1, help="the seed of the deal and the random moves")
             p.add_argument("--rounds", type=POSITIVE, default=1,
                            help="rounds to play; the output ends with the next deal")
         elif name == "explore":
-            p.add_argument("--players", type=int, default=2)
+            p.add_argument("--players", type=int, default=2, help="players at the table")
             p.add_argument("--depth", type=NON_NEGATIVE, default=8, help="moves after the deal to search at most")
             p.add_argument("--deals", type=POSITIVE, default=1, help="seeded deals to search from")
             p.add_argument("--seed", type=int, default=1, help="the first deal's seed; the others follow")

@@ -7,6 +7,7 @@ and nothing depends on time or on where the project lives, so equal inputs give 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -254,26 +255,48 @@ def _pinned(index: Index, ident: str) -> list[ScenarioDoc]:
     return [d for d in index.scenarios if ident in d.scenario.assumes]
 
 
+# Assumption ids of the binding decisions (decisions.md numbers them D1, D2 ...); any other id is one of
+# the project's own assumptions, made where neither the rulebook nor the decisions say.
+BINDING = re.compile(r"D\d+")
+
+
 def render_decisions(index: Index, links: Links) -> str:
     decisions = sorted_assumptions(index.rules)
+    binding = [d for d in decisions if BINDING.fullmatch(d.ident)]
+    own = [d for d in decisions if not BINDING.fullmatch(d.ident)]
     unpinned = [d.ident for d in decisions if not _pinned(index, d.ident)]
     lines = ["# BAO BEI — decisions", "", GENERATED, "",
              "Where the rulebook is silent or reads two ways, the rules declare a decision (`assumption` in "
              "`rules/`): the paragraphs it rests on, the choice and the reason. A scenario pins a decision "
              "down with `assumes ID`.", "",
-             f"{len(decisions)} decisions; {len(decisions) - len(unpinned)} pinned down by a scenario. "
+             f"{len(binding)} binding decisions (D1, D2 ...: the rulebook editors' decisions.md) and {len(own)} "
+             f"assumptions of this project (A1, A2 ...: where neither the rulebook nor the decisions say); "
+             f"{len(decisions) - len(unpinned)} of them pinned down by a scenario. "
              f"Not pinned yet: {', '.join(unpinned) or 'none'}.", ""]
+    for title, group in (("Binding decisions", binding), ("Assumptions of this project", own)):
+        if not group:
+            continue
+        lines += [f"## {title}", ""]
+        if group is own:
+            lines += ["Not binding: made by this project as a careful rules editor would, each open to a ruling "
+                      "of the rulebook's editors.", ""]
+        lines += _decision_entries(index, links, group)
+    lines += _unknown_assumes(index, links)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _decision_entries(index: Index, links: Links, decisions: list[s.AssumptionDecl]) -> list[str]:
+    lines: list[str] = []
     for d in decisions:
         sections = sorted(index.book.touched(d.cite), key=index.book.order)
         pins = [links.scenario(doc) for doc in _pinned(index, d.ident)]
-        lines += [f'<a id="{d.ident.lower()}"></a>', "", f"## {d.ident} {d.title}", "",
+        lines += [f'<a id="{d.ident.lower()}"></a>', "", f"### {d.ident} {d.title}", "",
                   f"- **Rulebook:** {format_cite(d.cite)} — "
                   + "; ".join(_section_link(index.book, i) for i in sections),
                   f"- **Choice:** {d.choice}", f"- **Reason:** {d.reason}",
                   f"- **Declared in:** {links.source(d.pos)}",
                   f"- **Pinned down by:** {', '.join(pins) if pins else 'no scenario yet'}", ""]
-    lines += _unknown_assumes(index, links)
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return lines
 
 
 def _section_link(book: Book, ident: str) -> str:

@@ -34,10 +34,17 @@ def grammar(name: str) -> Lark:
                 maybe_placeholders=True, start=start, cache=True)
 
 
+# Terminals whose name means nothing to a user, spelled as what may be typed there.
+_SPELLED = {"CMPOP": "a comparison (== != < <= > >= in)"}
+
+
 def describe_expected(expected: set[str] | frozenset[str], lark: Lark) -> str:
     """Turn terminal names into the text a user would type."""
     shown: list[str] = []
     for name in sorted(expected):
+        if name == "$END":
+            shown.append("end of file")
+            continue
         try:
             pattern = lark.get_terminal(name).pattern
         except KeyError:
@@ -45,6 +52,8 @@ def describe_expected(expected: set[str] | frozenset[str], lark: Lark) -> str:
             continue
         if pattern.type == "str":
             shown.append(repr(pattern.value))
+        elif name in _SPELLED:
+            shown.append(_SPELLED[name])
         else:
             shown.append(name.lower())
     return ", ".join(shown[:30]) + (" ..." if len(shown) > 30 else "")
@@ -55,20 +64,25 @@ def syntax_error(err: UnexpectedInput, path: str, text: str, lark: Lark,
     """A positioned error naming what was found and what was expected."""
     line = getattr(err, "line", 0) or 0
     column = getattr(err, "column", 0) or 0
+    if isinstance(err, UnexpectedEOF):
+        line = text.count("\n") + 1
+    return cls(s.Pos(path, line, column), syntax_message(err, text, lark), caret_excerpt(text, line, column))
+
+
+def syntax_message(err: UnexpectedInput, text: str, lark: Lark) -> str:
+    """What was found and what was expected, in the grammar's words (no parser internals)."""
     if isinstance(err, UnexpectedToken):
         found = "end of file" if err.token.type == "$END" else repr(str(err.token))
         expected = describe_expected(err.expected, lark)
-        message = f"found {found}, expected one of: {expected}"
-    elif isinstance(err, UnexpectedCharacters):
+        return f"found {found}, expected one of: {expected}"
+    if isinstance(err, UnexpectedCharacters):
         message = f"unexpected character {text[err.pos_in_stream or 0]!r}"
         if err.allowed:
             message += f", expected one of: {describe_expected(err.allowed, lark)}"
-    elif isinstance(err, UnexpectedEOF):
-        line = text.count("\n") + 1
-        message = f"unexpected end of file, expected one of: {describe_expected(set(err.expected), lark)}"
-    else:
-        message = str(err)
-    return cls(s.Pos(path, line, column), message, caret_excerpt(text, line, column))
+        return message
+    if isinstance(err, UnexpectedEOF):
+        return f"unexpected end of file, expected one of: {describe_expected(set(err.expected), lark)}"
+    return str(err)
 
 
 def pos_of(path: str, meta: Any) -> s.Pos:

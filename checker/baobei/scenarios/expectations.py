@@ -14,7 +14,7 @@ from ..engine.engine import Engine
 from ..engine.state import State
 from ..language.errors import BaoError, ScenarioError
 from ..language.kinds import kind_of
-from ..language.parser import RulesBuilder, build, grammar
+from ..language.parser import RulesBuilder, build, grammar, syntax_message
 from ..language.source import Pos
 from . import syntax as sc
 from .setup import card_at_place, check_phase, convert, known_pile, player_index
@@ -240,7 +240,9 @@ def compile_probe(eng: Engine, st: State, text: str, pos: Pos) -> tuple[Any, str
     try:
         tree = lark.parse(text)
     except UnexpectedInput as err:
-        raise ScenarioError(pos, f"bad expression {text!r}: {str(err).splitlines()[0]}") from None
+        message = syntax_message(err, text, lark).replace("end of file", "end of the expression")
+        column = getattr(err, "column", 0) or len(text) + 1
+        raise ScenarioError(pos, f"bad expression {text!r} at its character {column}: {message}") from None
     try:
         node = build(tree, RulesBuilder(pos.file))
         known = dict.fromkeys(st.names, "player")

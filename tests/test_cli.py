@@ -302,3 +302,31 @@ def test_every_command_and_flag_has_help(capsys: Capture) -> None:
         entries = re.findall(r"^  (\S.*?)(?:\n(?=  \S)|\Z)", options, re.M | re.S)
         bare = [e for e in entries if len(e.split()) <= 2 and "\n" not in e]
         assert not bare, (command, bare)
+
+
+# ---------------------------------------------------------------- citations against the rulebook's outline
+
+
+def test_rules_citing_no_section_of_the_rulebook_are_refused(make_variant: MakeVariant, capsys: Capture) -> None:
+    cite = 'move draw "Draw the top card of the draw pile and look at it secretly" § 2.2 [P24]'
+    rules = make_variant(("03_turn.bao", cite, cite.replace("§ 2.2 [P24]", "§ 9.9 [P999]")))
+    line = (rules / "03_turn.bao").read_text(encoding="utf-8").splitlines().index(
+        cite.replace("§ 2.2 [P24]", "§ 9.9 [P999]")) + 1
+    for argv in (["rules"], ["check", str(default_scenarios_dir() / "turn")]):
+        assert main([*argv, "--rules", str(rules)]) == 2
+        assert f"03_turn.bao:{line}:1: § 9.9 is no section of the rulebook" in capsys.readouterr().err
+
+
+def test_a_paragraph_outside_its_section_is_refused(make_variant: MakeVariant, capsys: Capture) -> None:
+    old = 'move end_turn "End the turn" § 2.1 [P18]'
+    rules = make_variant(("03_turn.bao", old, old.replace("[P18]", "[P121]")))
+    assert main(["rules", "--rules", str(rules)]) == 2
+    assert "[P121] is not a paragraph of § 2.1" in capsys.readouterr().err
+
+
+def test_a_scenario_citing_a_paragraph_outside_its_section_is_malformed(tmp_path: Path, capsys: Capture) -> None:
+    write(tmp_path, "a.scenario", PASSING)
+    write(tmp_path, "b.scenario", PASSING.replace("cites § 2.2 [P24]", "cites § 2.2 [P99]"))
+    assert main(["check", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert "b.scenario:1:1: [P99] is not a paragraph of § 2.2" in err and "1 passed, 0 failed" in out

@@ -327,3 +327,13 @@ def test_the_projects_own_assumptions_stand_apart_from_the_binding_decisions(gen
         heading = f"### {ident} {decl.title}"
         assert heading in (binding if re.fullmatch(r"D\d+", ident) else own), ident
     assert "Not binding" in own
+
+
+def test_docs_refuse_a_citation_outside_the_rulebook(project: Project) -> None:
+    path = project.root / "scenarios" / "turn" / "draw_excludes_take.scenario"
+    text = path.read_text(encoding="utf-8")
+    cites = next(line for line in text.splitlines() if line.startswith("cites "))
+    path.write_text(text.replace(cites, "cites § 9.9 [P999]"), encoding="utf-8")
+    code, out = _run(project)
+    assert code == EXIT_BAD_INPUT
+    assert "draw_excludes_take.scenario:" in out and "§ 9.9 is no section of the rulebook" in out

@@ -34,10 +34,14 @@ def _rules_dir(args: argparse.Namespace) -> Path | None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from .docs.citations import bad_in_scenario, outline
     from .scenarios.parser import SCENARIO_SUFFIX, parse_scenario_file, scenario_files
     from .scenarios.runner import engine_for, format_failure, run_scenario
 
     eng = engine_for(_rules_dir(args))
+    if not cited_well(eng.rules):
+        return EXIT_BAD_INPUT
+    book = outline()
     paths = [Path(p) for p in args.paths] or [default_scenarios_dir()]
     files = scenario_files(paths)
     if not files:
@@ -48,7 +52,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     for f in files:
         try:
-            result = run_scenario(parse_scenario_file(f), eng)
+            scenario = parse_scenario_file(f)
+            wrong = bad_in_scenario(book, scenario)
+            if wrong:
+                bad += 1
+                for message in wrong:
+                    print(f"ERROR {message}", file=sys.stderr)
+                continue
+            result = run_scenario(scenario, eng)
         except BaoError as err:
             # A malformed scenario, or rules that fail on it: report it and go on with the others.
             bad += 1
@@ -72,6 +83,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     if bad:
         return EXIT_BAD_INPUT
     return EXIT_FAIL if failed else EXIT_OK
+
+
+def cited_well(rules: Ruleset) -> bool:
+    """Every citation of the rules names a section of the rulebook and paragraphs of it; else say where."""
+    from .docs.citations import bad_in_rules, outline
+
+    wrong = bad_in_rules(outline(), rules)
+    for message in wrong:
+        print(f"error: {message}", file=sys.stderr)
+    return not wrong
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -104,6 +125,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
     directory = _rules_dir(args) or default_rules_dir()
     rules = load_ruleset(directory)
     Engine(rules)  # compiling resolves every name: an unknown one is reported here
+    if not cited_well(rules):
+        return EXIT_BAD_INPUT
     moves = [m for m in rules.moves.values() if not m.is_ability]
     abilities = [m for m in rules.moves.values() if m.is_ability]
     cited = rules.cited_rules()

@@ -20,6 +20,7 @@ from ..language.paths import PROJECT_ROOT
 from ..scenarios.parser import parse_scenario_file, scenario_files
 from ..scenarios.runner import engine_for, run_scenario
 from .book import load_book
+from .citations import bad_in_rules, bad_in_scenario
 from .index import Index, ScenarioDoc, build_index
 from .language import render_language
 from .render import Links, faq_status, render_decisions, render_faq, render_rules
@@ -114,7 +115,8 @@ def run(project: Project, check: bool = False, stream: TextIO | None = None) -> 
               "scenario(s); fix them and run `baobei docs` again", file=out)
         return EXIT_BAD_INPUT if replays.malformed else EXIT_FAIL
     index = build(project, replays)
-    unknown = not_rulebook_faq(index)
+    unknown = not_rulebook_faq(index) + bad_in_rules(index.book, index.rules)
+    unknown += [msg for doc in index.scenarios for msg in bad_in_scenario(index.book, doc.scenario)]
     for line in unknown:
         print(f"ERROR {line}", file=out)
     if unknown:

@@ -1,0 +1,76 @@
+"""Citations checked against the rulebook's outline (docs/src/sections.toml).
+
+Every `§ SECTION [Pn, ...]` in the rules and in the scenarios must name a section
+of the rulebook, and each paragraph must lie in that section's range. `baobei
+rules`, `check` and `docs` refuse a citation that does not, naming the file, line
+and column of the declaration, step or line that carries it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..language.paths import PROJECT_ROOT
+from ..language.ruleset import Ruleset
+from ..language.source import Citation, Pos
+from ..scenarios import syntax as sc
+from .book import Book, load_book, para_number
+
+OUTLINE = PROJECT_ROOT / "docs" / "src"
+
+
+def outline(src: Path = OUTLINE) -> Book:
+    return load_book(src)
+
+
+def cited(node: object, pos: Pos) -> Iterator[tuple[Pos, Citation]]:
+    """Every citation inside a syntax node, with the position of the innermost node carrying one."""
+    if isinstance(node, Citation):
+        yield pos, node
+    elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+        here = getattr(node, "pos", pos)
+        here = here if isinstance(here, Pos) else pos
+        for f in dataclasses.fields(node):
+            yield from cited(getattr(node, f.name), here)
+    elif isinstance(node, (tuple, list)):
+        for item in node:
+            yield from cited(item, pos)
+    elif isinstance(node, dict):
+        for item in node.values():
+            yield from cited(item, pos)
+
+
+def problems(book: Book, cite: Citation) -> list[str]:
+    """What is wrong with a citation: an unknown section, a paragraph outside its section."""
+    out: list[str] = []
+    for section, paras in cite.parts or ((cite.section, cite.paras),):
+        sec = book.section(section)
+        if sec is None:
+            out.append(f"§ {section} is no section of the rulebook")
+            continue
+        for para in paras:
+            if not sec.first <= para_number(para) <= sec.last:
+                out.append(f"[{para}] is not a paragraph of § {section} ({sec.para_range})")
+    return out
+
+
+def bad_in(book: Book, node: object, pos: Pos) -> list[str]:
+    """Messages "file:line:col: ..." for every bad citation in a node."""
+    seen: set[tuple[Pos, str]] = set()
+    out: list[str] = []
+    for where, cite in cited(node, pos):
+        for problem in problems(book, cite):
+            if (where, problem) not in seen:
+                seen.add((where, problem))
+                out.append(f"{where}: {problem}")
+    return out
+
+
+def bad_in_rules(book: Book, rules: Ruleset) -> list[str]:
+    return [msg for f in rules.files for msg in bad_in(book, f.decls, Pos(f.path, 0, 0))]
+
+
+def bad_in_scenario(book: Book, scenario: sc.Scenario) -> list[str]:
+    return bad_in(book, scenario, scenario.pos)

@@ -337,3 +337,32 @@ def test_docs_refuse_a_citation_outside_the_rulebook(project: Project) -> None:
     code, out = _run(project)
     assert code == EXIT_BAD_INPUT
     assert "draw_excludes_take.scenario:" in out and "§ 9.9 is no section of the rulebook" in out
+
+
+def _edit_scenario(project: Project, rel: str, old: str, new: str) -> Path:
+    path = project.root / "scenarios" / rel
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return path
+
+
+def test_a_question_in_one_language_only_is_not_published(project: Project) -> None:
+    rel = "pluck/first_complete_call_wins.scenario"
+    text = (project.root / "scenarios" / rel).read_text(encoding="utf-8")
+    line = next(x for x in text.splitlines() if x.startswith("question en "))
+    _edit_scenario(project, rel, line + "\n", "")
+    code, out = _run(project)
+    assert code == EXIT_BAD_INPUT and "first_complete_call_wins.scenario: the question is missing in en" in out
+
+
+def test_an_empty_or_repeated_title_is_not_published(project: Project) -> None:
+    source = project.root / "scenarios" / "pluck" / "first_complete_call_wins.scenario"
+    shutil.copy(source, project.root / "scenarios" / "pluck" / "copy_of_first_call.scenario")
+    code, out = _run(project)
+    assert code == EXIT_BAD_INPUT and "is also the title of" in out
+    (project.root / "scenarios" / "pluck" / "copy_of_first_call.scenario").unlink()
+    title = next(x for x in source.read_text(encoding="utf-8").splitlines() if x.startswith("scenario "))
+    _edit_scenario(project, "pluck/first_complete_call_wins.scenario", title, 'scenario ""')
+    code, out = _run(project)
+    assert code == EXIT_BAD_INPUT and "empty title" in out

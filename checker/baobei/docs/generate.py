@@ -19,7 +19,7 @@ from ..language.load import load_ruleset
 from ..language.paths import PROJECT_ROOT
 from ..scenarios.parser import parse_scenario_file, scenario_files
 from ..scenarios.runner import engine_for, run_scenario
-from .book import load_book
+from .book import LANGUAGES, load_book
 from .citations import bad_in_rules, bad_in_scenario
 from .index import Index, ScenarioDoc, build_index
 from .language import render_language
@@ -115,7 +115,7 @@ def run(project: Project, check: bool = False, stream: TextIO | None = None) -> 
               "scenario(s); fix them and run `baobei docs` again", file=out)
         return EXIT_BAD_INPUT if replays.malformed else EXIT_FAIL
     index = build(project, replays)
-    unknown = not_rulebook_faq(index) + bad_in_rules(index.book, index.rules)
+    unknown = not_rulebook_faq(index) + unpublishable(index) + bad_in_rules(index.book, index.rules)
     unknown += [msg for doc in index.scenarios for msg in bad_in_scenario(index.book, doc.scenario)]
     for line in unknown:
         print(f"ERROR {line}", file=out)
@@ -142,6 +142,27 @@ def run(project: Project, check: bool = False, stream: TextIO | None = None) -> 
         print(f"wrote {project.links.shown(project.out / name)}", file=out)
     print(_summary(index), file=out)
     return EXIT_OK
+
+
+def unpublishable(index: Index) -> list[str]:
+    """Scenarios the FAQ cannot publish honestly: no title, a question or answer in one language only, or
+    the title of another scenario (it would appear twice)."""
+    out: list[str] = []
+    first: dict[str, str] = {}
+    for doc in index.scenarios:
+        sc = doc.scenario
+        if not sc.title.strip():
+            out.append(f"{doc.rel}: the scenario has an empty title")
+        elif sc.title in first:
+            out.append(f"{doc.rel}: the title {sc.title!r} is also the title of {first[sc.title]}")
+        else:
+            first[sc.title] = doc.rel
+        for what, texts in (("question", sc.questions), ("answer", sc.answers)):
+            if texts and set(texts) != set(LANGUAGES):
+                missing = ", ".join(lang for lang in LANGUAGES if lang not in texts)
+                out.append(f"{doc.rel}: the {what} is missing in {missing}; the FAQ publishes "
+                           + " and ".join(LANGUAGES))
+    return out
 
 
 def not_rulebook_faq(index: Index) -> list[str]:

@@ -1,6 +1,6 @@
 """Citations checked against the rulebook's outline (docs/src/sections.toml).
 
-Every `§ SECTION [Pn, ...]` in the rules and in the scenarios must name a section
+Every citation (a section id, paragraph ids) in the rules and in the scenarios must name a section
 of the rulebook, and each paragraph must lie in that section's range. `baobei
 rules`, `check` and `docs` refuse a citation that does not, naming the file, line
 and column of the declaration, step or line that carries it.

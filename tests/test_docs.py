@@ -366,3 +366,15 @@ def test_an_empty_or_repeated_title_is_not_published(project: Project) -> None:
     _edit_scenario(project, "pluck/first_complete_call_wins.scenario", title, 'scenario ""')
     code, out = _run(project)
     assert code == EXIT_BAD_INPUT and "empty title" in out
+
+
+def test_the_language_reference_lists_every_move_with_its_arguments(generated: Project) -> None:
+    text = (generated.out / "language.md").read_text(encoding="utf-8")
+    moves = text.split("## Moves of these rules", 1)[1]
+    rules = load_ruleset(PROJECT_ROOT / "rules")
+    for m in rules.moves.values():
+        row = next(line for line in moves.splitlines() if line.startswith(f"| `{m.name}` "))
+        for p in m.params:
+            assert f"`{p.name}: {p.kind}{'?' if p.optional else ''}`" in row, (m.name, p.name)
+        assert str(m.cite) in row
+    assert "| `draw` (move) | `actor == active` | none | `turn` |" in moves

@@ -7,11 +7,13 @@ The game's own vocabulary (piles, hand, phases, window, halts) comes from the ru
 
 from __future__ import annotations
 
+from ..language import syntax as s
 from ..language.arith import FLOOR_DIVISION_DOC
 from ..language.builtins import BUILTINS, STATE_NAMES, TRANSITION_NAMES, Builtin, NotProvable
 from ..language.kinds import PARAM_KINDS
 from ..language.ruleset import HOOKS, MAX_DECK, MAX_PLAYERS, MAX_VALUE, Ruleset
 from ..language.statements import STATEMENTS
+from ..language.text import expr_text
 from .index import Index
 from .render import Links
 
@@ -60,6 +62,45 @@ def _vocabulary(rules: Ruleset) -> list[str]:
                         ("Simultaneous calls", rules.simultaneous)):
         if decl is not None:
             lines.append(f"- {label}: {decl.text} ({decl.cite}).")
+    return lines
+
+
+def _phases_of(m: s.MoveDecl) -> str:
+    """The phases a move's `require phase == "..."` guards allow (any phase when it has none)."""
+    def allowed(e: s.Expr) -> set[str] | None:
+        if isinstance(e, s.Binary) and e.op == "or":
+            a, b = allowed(e.left), allowed(e.right)
+            return a | b if a is not None and b is not None else None
+        if isinstance(e, s.Binary) and e.op == "==" and isinstance(e.left, s.Name) and e.left.name == "phase" \
+                and isinstance(e.right, s.Lit) and isinstance(e.right.value, str):
+            return {e.right.value}
+        return None
+
+    for req in m.requires:
+        phases = allowed(req.cond)
+        if phases is not None:
+            return ", ".join(f"`{p}`" for p in sorted(phases))
+    return "any"
+
+
+def _who(m: s.MoveDecl) -> str:
+    if m.is_ability:
+        return "the player the ability waits for"
+    return f"`{expr_text(m.by)}`" if m.by is not None else "anyone"
+
+
+def _moves(rules: Ruleset) -> list[str]:
+    """The moves a scenario's `play` lines may use, with their arguments: the move reference."""
+    lines = ["## Moves of these rules", "",
+             "A scenario's `play` line names the player, the move and its arguments: "
+             "`alice pluck target=bob.2 gift=alice.1`. A slot is `PLAYER.NUMBER`, a player is a name, a held "
+             "card is `Species#N`, a yes/no argument is `true` or `false`; an argument marked `?` may be left "
+             "out. `baobei explain` shows each move's events with the rule behind them.", "",
+             "| Move | Who | Arguments | In phase | Rule |", "|---|---|---|---|---|"]
+    for m in rules.moves.values():
+        args = ", ".join(f"`{p.name}: {p.kind}{'?' if p.optional else ''}`" for p in m.params) or "none"
+        kind = "step of an ability" if m.is_step else "ability" if m.is_ability else "move"
+        lines.append(f"| `{m.name}` ({kind}) | {_who(m)} | {args} | {_phases_of(m)} | {m.cite} |")
     return lines
 
 
@@ -127,6 +168,8 @@ def render_language(index: Index, links: Links) -> str:
         *_properties(index.rules),
         "",
         *_vocabulary(index.rules),
+        "",
+        *_moves(index.rules),
         "",
     ]
     return "\n".join(lines)

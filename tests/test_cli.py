@@ -330,3 +330,10 @@ def test_a_scenario_citing_a_paragraph_outside_its_section_is_malformed(tmp_path
     assert main(["check", str(tmp_path)]) == 2
     out, err = capsys.readouterr()
     assert "b.scenario:1:1: [P99] is not a paragraph of § 2.2" in err and "1 passed, 0 failed" in out
+
+
+def test_play_says_when_it_stops_at_its_move_cap(capsys: Capture) -> None:
+    assert main(["play", "--players", "2", "--seed", "3", "--max-moves", "7"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert sum(1 for line in lines if line.startswith("> ")) == 7
+    assert lines[-1].startswith("stopped after 7 moves: the rules set no limit to a round")

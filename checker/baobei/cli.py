@@ -198,7 +198,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .scenarios.runner import engine_for
 
     eng = engine_for(_rules_dir(args))
-    for line in playthrough(eng, args.players, args.seed, args.rounds):
+    for line in playthrough(eng, args.players, args.seed, args.rounds, args.max_moves):
         print(line)
     return EXIT_OK
 
@@ -315,6 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--seed", type=int, default=1, help="the seed of the deal and the random moves")
             p.add_argument("--rounds", type=POSITIVE, default=1,
                            help="rounds to play; the output ends with the next deal")
+            p.add_argument("--max-moves", type=POSITIVE, default=5000,
+                           help="stop after this many moves (the rules bound no round's length)")
         elif name == "explore":
             p.add_argument("--players", type=int, default=2, help="players at the table")
             p.add_argument("--depth", type=NON_NEGATIVE, default=8, help="moves after the deal to search at most")

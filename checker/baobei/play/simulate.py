@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ..engine.engine import Engine
 from ..engine.move import Move
 from ..engine.state import State
+from ..engine.table_view import render_table
 
 Policy = Callable[[Engine, State, random.Random], "Move | None"]
 
@@ -68,15 +69,27 @@ def playthrough(eng: Engine, players: int, seed: int, rounds: int, cap: int = 50
     names = [f"p{i + 1}" for i in range(players)]
     st, events = eng.new_match(names, seed)
     rng = random.Random(seed)
-    lines = [f"{e.text}  [{e.rule}, {e.cite}]" for e in events]
+    lines = [f"{e.text}  [{e.rule}, {e.cite}]" for e in events] + dealt(eng, st)
     first = st.round
     for _ in range(cap):
         move = eng.random_move(st, rng)
         if move is None or st.round - first >= rounds:
             break
         lines.append(f"> {eng.describe(st, move)}")
+        before = st.round
         lines += [f"  {e.text}  [{e.rule}, {e.cite}]" for e in eng.push(st, move)[1:]]
+        if st.round != before:
+            lines += dealt(eng, st)
+    else:
+        # The rules bound no round's length: say that this play stopped, and why, rather than end quietly.
+        lines.append(f"stopped after {cap:,} moves: the rules set no limit to a round; --max-moves sets this one")
     return lines
+
+
+def dealt(eng: Engine, st: State) -> list[str]:
+    """The table after a deal, every card named: the reader of a playthrough sees what the players do not."""
+    return ["the table as dealt (face-down cards named for the reader; * marks the active player):",
+            *(f"  {line}" for line in render_table(eng, st, knowledge=False))]
 
 
 def bench(eng: Engine, players: int, rounds: int, seed: int, cap: int = 5000) -> PlayStats:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from baobei.cli import main
 from baobei.engine.engine import Engine
+from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir, default_scenarios_dir
 from conftest import DRAW_SCENARIO
 
@@ -337,3 +338,31 @@ def test_play_says_when_it_stops_at_its_move_cap(capsys: Capture) -> None:
     lines = capsys.readouterr().out.splitlines()
     assert sum(1 for line in lines if line.startswith("> ")) == 7
     assert lines[-1].startswith("stopped after 7 moves: the rules set no limit to a round")
+
+
+def test_a_stalled_game_is_an_error_with_the_table_not_a_finished_match(tmp_path: Path, capsys: Capture) -> None:
+    from planted import STALL
+
+    rules = tmp_path / "rules"
+    shutil.copytree(default_rules_dir(), rules)
+    for file, old, new in STALL.edits:
+        path = rules / file
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1
+        path.write_text(text.replace(old, new), encoding="utf-8")
+    for argv in (["play", "--players", "2"], ["bench", "--players", "2", "--rounds", "3", "--repeat", "1"],
+                 ["bench", "--players", "2", "--rounds", "3", "--tally"]):
+        assert main([*argv, "--rules", str(rules)]) == 2, argv
+        out, err = capsys.readouterr()
+        assert "nobody can act, and no halt of the rules says the game is over" in err, argv
+        assert "draw pile" in err and "Traceback" not in out + err
+
+
+def test_rules_moves_lists_every_move_with_its_arguments(capsys: Capture) -> None:
+    assert main(["rules", "--moves"]) == 0
+    out = capsys.readouterr().out
+    for m in load_ruleset(default_rules_dir()).moves.values():
+        line = next(x for x in out.splitlines() if x.startswith(f"{m.name} ("))
+        for p in m.params:
+            assert f"{p.name}: {p.kind}" in line, (m.name, p.name)
+        assert str(m.cite) in line

@@ -85,6 +85,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_FAIL if failed else EXIT_OK
 
 
+def print_moves(rules: Ruleset) -> int:
+    """The move reference: every move, ability and step with who makes it, its arguments, phases, citation."""
+    from .docs.language import move_rows
+
+    header = ("move", "who", "arguments (? optional)", "phases", "rule")
+    rows = [header, *move_rows(rules)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1])
+    print("a scenario's play line: PLAYER MOVE name=value ...; a slot is PLAYER.NUMBER, a held card Species#N")
+    return EXIT_OK
+
+
 def cited_well(rules: Ruleset) -> bool:
     """Every citation of the rules names a section of the rulebook and paragraphs of it; else say where."""
     from .docs.citations import bad_in_rules, outline
@@ -127,6 +140,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
     Engine(rules)  # compiling resolves every name: an unknown one is reported here
     if not cited_well(rules):
         return EXIT_BAD_INPUT
+    if args.moves:
+        return print_moves(rules)
     moves = [m for m in rules.moves.values() if not m.is_ability]
     abilities = [m for m in rules.moves.values() if m.is_ability]
     cited = rules.cited_rules()
@@ -194,11 +209,11 @@ def print_tally(eng: Engine, args: argparse.Namespace) -> None:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from .play.simulate import playthrough
+    from .play.simulate import lines_of_play
     from .scenarios.runner import engine_for
 
     eng = engine_for(_rules_dir(args))
-    for line in playthrough(eng, args.players, args.seed, args.rounds, args.max_moves):
+    for line in lines_of_play(eng, args.players, args.seed, args.rounds, args.max_moves):
         print(line)
     return EXIT_OK
 
@@ -301,6 +316,8 @@ def build_parser() -> argparse.ArgumentParser:
         elif name == "rules":
             p.add_argument("-v", "--verbose", action="store_true",
                            help="also list every cited rule with its citation and place")
+            p.add_argument("--moves", action="store_true",
+                           help="list every move and ability: who makes it, its arguments, phases and rule")
         elif name == "bench":
             p.add_argument("--players", type=int, default=4, help="players at the table")
             p.add_argument("--rounds", type=POSITIVE, default=200, help="rounds to play per run")

@@ -89,6 +89,16 @@ def _who(m: s.MoveDecl) -> str:
     return f"`{expr_text(m.by)}`" if m.by is not None else "anyone"
 
 
+def move_rows(rules: Ruleset) -> list[tuple[str, str, str, str, str]]:
+    """(move and kind, who, arguments, phases, citation) per move, ability and step of the rules."""
+    rows = []
+    for m in rules.moves.values():
+        args = ", ".join(f"{p.name}: {p.kind}{'?' if p.optional else ''}" for p in m.params) or "none"
+        kind = "step of an ability" if m.is_step else "ability" if m.is_ability else "move"
+        rows.append((f"{m.name} ({kind})", _who(m).strip("`"), args, _phases_of(m).replace("`", ""), str(m.cite)))
+    return rows
+
+
 def _moves(rules: Ruleset) -> list[str]:
     """The moves a scenario's `play` lines may use, with their arguments: the move reference."""
     lines = ["## Moves of these rules", "",

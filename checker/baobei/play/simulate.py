@@ -9,13 +9,14 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..engine.engine import Engine
 from ..engine.move import Move
 from ..engine.state import State
 from ..engine.table_view import render_table
+from ..language.errors import EngineError
 
 Policy = Callable[[Engine, State, random.Random], "Move | None"]
 
@@ -49,7 +50,8 @@ def play_match(eng: Engine, st: State, rng: random.Random, cap: int, stats: Play
     current, in_round = st.round, 0
     while stats.rounds + stats.capped < rounds:
         move = eng.random_move(st, rng)
-        if move is None:  # nobody may act: the match is over
+        if move is None:  # nobody may act: the match is over (a halt says so), else the rules stalled
+            stalled(eng, st)
             stats.rounds += 1
             stats.matches += 1
             return
@@ -66,24 +68,40 @@ def play_match(eng: Engine, st: State, rng: random.Random, cap: int, stats: Play
 
 def playthrough(eng: Engine, players: int, seed: int, rounds: int, cap: int = 5000) -> list[str]:
     """A seeded random game, as text: every move and every event with the rule it cites."""
+    return list(lines_of_play(eng, players, seed, rounds, cap))
+
+
+def lines_of_play(eng: Engine, players: int, seed: int, rounds: int, cap: int = 5000) -> Iterator[str]:
+    """`playthrough` line by line, so that what was played is shown before an error ends it."""
     names = [f"p{i + 1}" for i in range(players)]
     st, events = eng.new_match(names, seed)
     rng = random.Random(seed)
-    lines = [f"{e.text}  [{e.rule}, {e.cite}]" for e in events] + dealt(eng, st)
+    yield from [f"{e.text}  [{e.rule}, {e.cite}]" for e in events] + dealt(eng, st)
     first = st.round
     for _ in range(cap):
         move = eng.random_move(st, rng)
+        if move is None:
+            stalled(eng, st)
         if move is None or st.round - first >= rounds:
             break
-        lines.append(f"> {eng.describe(st, move)}")
+        yield f"> {eng.describe(st, move)}"
         before = st.round
-        lines += [f"  {e.text}  [{e.rule}, {e.cite}]" for e in eng.push(st, move)[1:]]
+        yield from [f"  {e.text}  [{e.rule}, {e.cite}]" for e in eng.push(st, move)[1:]]
         if st.round != before:
-            lines += dealt(eng, st)
+            yield from dealt(eng, st)
     else:
         # The rules bound no round's length: say that this play stopped, and why, rather than end quietly.
-        lines.append(f"stopped after {cap:,} moves: the rules set no limit to a round; --max-moves sets this one")
-    return lines
+        yield f"stopped after {cap:,} moves: the rules set no limit to a round; --max-moves sets this one"
+
+
+def stalled(eng: Engine, st: State) -> None:
+    """Nobody may act: fine when a halt of the rules says the game is over; otherwise the rules stalled,
+    which is an error (never counted as a finished match), shown with the table."""
+    if eng.halt(st) is not None:
+        return
+    table = "\n".join(f"  {line}" for line in render_table(eng, st))
+    raise EngineError(f"nobody can act, and no halt of the rules says the game is over (round {st.round}, "
+                      f"phase {st.phase}):\n{table}")
 
 
 def dealt(eng: Engine, st: State) -> list[str]:
@@ -134,6 +152,8 @@ def _tally_match(eng: Engine, st: State, rng: random.Random, cap: int, out: Tall
     current, in_round, values = st.round, 0, _values(st, watch)
     while out.rounds < rounds:
         move = POLICIES[policy](eng, st, rng)
+        if move is None:
+            stalled(eng, st)
         if move is None or in_round >= cap:  # the match is over, or the round is capped (D9)
             out.rounds += 1
             out.seen.update(values)

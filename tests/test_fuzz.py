@@ -8,17 +8,27 @@ far into the parser before they go wrong.
 
 from __future__ import annotations
 
+import random
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from baobei.cli import main
-from baobei.language.errors import BaoError, SourceError, read_source
+from baobei.engine.engine import Engine
+from baobei.engine.move import Move
+from baobei.engine.state import State
+from baobei.language.errors import BaoError, IllegalMove, SourceError, read_source
+from baobei.language.load import load_ruleset
 from baobei.language.parser import parse_rules_text
 from baobei.language.paths import default_rules_dir, default_scenarios_dir
 from baobei.scenarios.parser import parse_scenario_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from variants import PLAYABLE
+
+MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
 
 RULES = sorted(default_rules_dir().glob("*.bao"))
 SCENARIOS = sorted(default_scenarios_dir().rglob("*.scenario"))[:40]
@@ -97,3 +107,54 @@ def test_check_runs_mutated_scenarios_without_a_traceback(tmp_path: Path, capsys
         pytest.fail(f"main let a BaoError through: {err}")
     out, err = capsys.readouterr()
     assert code in (0, 1, 2) and "Traceback" not in out + err
+
+
+# ---------------------------------------------------------------- random moves, illegal ones included
+
+
+def random_move_any(eng: Engine, st: State, rng: random.Random) -> Move:
+    """A move of the rules with arguments drawn from everything that could be written: most are illegal."""
+    decl = rng.choice(list(eng.rules.moves.values()))
+    args: list[tuple[str, Any]] = []
+    for p in decl.params:
+        if p.optional and rng.random() < 0.3:
+            continue
+        if p.kind in ("slot", "own_slot", "free_slot"):
+            value: Any = (rng.randrange(len(st.names)), rng.randrange(0, 9))
+        elif p.kind == "player":
+            value = rng.randrange(-1, len(st.names) + 1)
+        elif p.kind == "held_card":
+            value = rng.randrange(len(st.known))
+        else:
+            value = rng.random() < 0.5
+        args.append((p.name, value))
+    return Move(rng.randrange(len(st.names)), decl.name, tuple(args))
+
+
+@pytest.mark.parametrize("variant", ["default", *PLAYABLE])
+def test_random_moves_reject_without_a_trace_and_keep_every_invariant(make_variant: MakeVariant,
+                                                                     variant: str) -> None:
+    rules = default_rules_dir() if variant == "default" else make_variant(*PLAYABLE[variant])
+    eng = Engine(load_ruleset(rules))
+    rng = random.Random(sum(map(ord, variant)))
+    accepted = rejected = 0
+    for game in range(3):
+        st, _ = eng.new_match(["ann", "ben", "cid"], game + 1)
+        for _ in range(150):
+            legal = eng.random_move(st, rng)
+            if legal is None:
+                break
+            move = legal if rng.random() < 0.5 else random_move_any(eng, st, rng)
+            before, snapshot = st.copy(), eng.state_to_json(st)
+            try:
+                eng.push(st, move)
+            except IllegalMove as err:
+                rejected += 1
+                assert eng.state_to_json(st) == snapshot, f"{variant}: {err} changed the state"
+                assert err.rejection.cite is not None and str(err)
+                continue
+            accepted += 1
+            broken = [i.ident for i in eng.broken_invariants(st)]
+            broken += [i.ident for i in eng.broken_transitions(before, st, move.player)]
+            assert not broken, (variant, eng.describe(before, move), broken)
+    assert accepted > 50 and rejected > 50, (variant, accepted, rejected)

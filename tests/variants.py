@@ -36,6 +36,10 @@ TWO_HELD: tuple[Edit, ...] = (
      "    move old to discard_pile\n    move card to slot\n"),
     ("03_turn.bao", "    let c = top(hand(actor))\n    move c to discard_pile\n",
      "    let c = top(hand(actor))\n    for other in held(actor) { move other to discard_pile }\n"),
+    # A pluck with the own draw moves only the reference: the other drawn card is discarded when the turn
+    # ends, so that every turn begins with empty hands (invariant hands_empty_at_turn_start).
+    ("03_turn.bao", "  close window\n  set owed[active] = false\n",
+     "  close window\n  for other in held(active) { move other to discard_pile }\n  set owed[active] = false\n"),
 )
 
 # Another set of phases: the end of a turn is called `finish`.

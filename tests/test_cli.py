@@ -366,3 +366,21 @@ def test_rules_moves_lists_every_move_with_its_arguments(capsys: Capture) -> Non
         for p in m.params:
             assert f"{p.name}: {p.kind}" in line, (m.name, p.name)
         assert str(m.cite) in line
+
+
+def test_failures_are_repeated_at_the_end_after_their_traces(tmp_path: Path, capsys: Capture) -> None:
+    write(tmp_path, "a.scenario", FAILING)
+    write(tmp_path, "b.scenario", PASSING)
+    assert main(["check", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    tail = out.split("\n1 failure:\n", 1)[1].splitlines()
+    assert tail[0].startswith("FAIL  ") and "a.scenario:" in tail[0] and "actual Kranich" in tail[0]
+    assert tail[-1] == "1 passed, 1 failed"
+
+
+@pytest.mark.parametrize(("command", "codes"), [("check", "1 when one fails, 2 for bad input"),
+                                                ("verify", "1 otherwise, 2 for bad input")])
+def test_exit_codes_are_in_the_help(command: str, codes: str, capsys: Capture) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert codes in " ".join(capsys.readouterr().out.split())

@@ -49,6 +49,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"error: no scenario files (*{SCENARIO_SUFFIX}) found in " + ", ".join(map(str, paths)), file=sys.stderr)
         return EXIT_BAD_INPUT
     passed = failed = bad = 0
+    summary: list[str] = []  # one line per failure, repeated at the end after the traces
     start = time.perf_counter()
     for f in files:
         try:
@@ -72,12 +73,15 @@ def cmd_check(args: argparse.Namespace) -> int:
                 print(f"ok    {f}")
         else:
             failed += 1
+            if result.failure is not None:
+                summary.append(f"FAIL  {result.failure.pos}: {result.failure.message}")
             if args.quiet and result.failure is not None:
-                # One line per failing scenario: where, and why.
-                print(f"FAIL  {result.failure.pos}: {result.failure.message}")
+                print(summary[-1])  # one line per failing scenario: where, and why
             else:
                 print(f"FAIL  {format_failure(result, read_source(f, ScenarioError))}")
     elapsed = time.perf_counter() - start
+    if summary and not args.quiet:
+        print(f"{plural(len(summary), 'failure')}:", *summary, sep="\n")
     print(f"{plural(len(files), 'scenario')} in {elapsed:.2f}s" + (f", {bad} malformed" if bad else ""))
     print(f"{passed} passed, {failed} failed")
     if bad:
@@ -288,6 +292,17 @@ def at_least(minimum: int) -> Callable[[str], int]:
 POSITIVE, NON_NEGATIVE = at_least(1), at_least(0)
 
 
+EXIT_TEXT = "Exit 0 on success, 2 for bad input."
+EXIT_CODES = {
+    "check": "Exit 0 when every scenario passes, 1 when one fails, 2 for bad input (a file that does not parse, "
+             "is not UTF-8 or cites no paragraph of the rulebook; no scenario found).",
+    "explore": "Exit 0 when every property holds in the states reached, 1 on a failure, 2 for bad input.",
+    "verify": "Exit 0 when no property is violated or unknown, 1 otherwise, 2 for bad input.",
+    "docs": "Exit 0 when written (or, with --check, current), 1 when stale or a scenario fails, 2 for bad input.",
+    "explain": "Exit 0 when the scenario passes, 1 when it fails, 2 for bad input.",
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="baobei", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -303,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("docs", "generate docs/ from the rules and the passing scenarios", cmd_docs),
     ]
     for name, help_text, func in commands:
-        p = sub.add_parser(name, help=help_text)
+        p = sub.add_parser(name, help=help_text, description=f"{help_text}. {EXIT_CODES.get(name, EXIT_TEXT)}")
         p.add_argument("--rules", metavar="DIR", help="rules directory (a variant); default: rules/")
         p.set_defaults(func=func)
         if name == "check":

@@ -7,7 +7,9 @@ found and what was expected.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
+import tomllib
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -60,13 +62,57 @@ def describe_expected(expected: set[str] | frozenset[str], lark: Lark) -> str:
 
 
 def syntax_error(err: UnexpectedInput, path: str, text: str, lark: Lark,
-                 cls: type[SourceError]) -> SourceError:
-    """A positioned error naming what was found and what was expected."""
+                 cls: type[SourceError], mistakes: str = "") -> SourceError:
+    """A positioned error naming what was found and what was expected, with the advice of the catalogue of
+    common mistakes (grammar/mistakes.toml, section `mistakes`) when the error is one of them."""
     line = getattr(err, "line", 0) or 0
     column = getattr(err, "column", 0) or 0
     if isinstance(err, UnexpectedEOF):
         line = text.count("\n") + 1
-    return cls(s.Pos(path, line, column), syntax_message(err, text, lark), caret_excerpt(text, line, column))
+    message = syntax_message(err, text, lark)
+    advice = common_mistake(err, lark, mistakes) if mistakes else None
+    if advice:
+        message += f"; {advice}"
+    return cls(s.Pos(path, line, column), message, caret_excerpt(text, line, column))
+
+
+@functools.cache
+def mistake_catalogue() -> dict[str, dict[str, list[str]]]:
+    """grammar/mistakes.toml: per grammar, advice -> examples that make the mistake."""
+    data = tomllib.loads((grammar_dir() / "mistakes.toml").read_text(encoding="utf-8"))
+    return {kind: {e["advice"]: [x if x.endswith("\n") else x + "\n" for x in e["examples"]] for e in entries}
+            for kind, entries in data.items()}
+
+
+ErrorKey = tuple[str, object, object]
+
+
+def error_key(err: UnexpectedInput) -> ErrorKey:
+    """What makes two syntax errors the same mistake: the parser's state and the token it could not take.
+    Unlike Lark's match_examples this leaves out the depth of the parser's stack, which grows with every
+    declaration before the mistake, so the examples also match a mistake deep inside a file."""
+    state = getattr(err, "state", None)
+    position = getattr(state, "position", state)
+    token = getattr(err, "token", None)
+    return type(err).__name__, position, getattr(token, "type", getattr(err, "char", None))
+
+
+@functools.cache
+def _mistake_keys(kind: str) -> dict[ErrorKey, str]:
+    lark = grammar(kind)
+    keys: dict[ErrorKey, str] = {}
+    for advice, examples in mistake_catalogue().get(kind, {}).items():
+        for example in examples:
+            try:
+                lark.parse(example)
+            except UnexpectedInput as err:
+                keys.setdefault(error_key(err), advice)
+    return keys
+
+
+def common_mistake(err: UnexpectedInput, lark: Lark, kind: str) -> str | None:
+    """The advice for a common mistake this error is an instance of, if any."""
+    return _mistake_keys(kind).get(error_key(err))
 
 
 def syntax_message(err: UnexpectedInput, text: str, lark: Lark) -> str:
@@ -475,7 +521,7 @@ def parse_rules_text(text: str, path: str) -> s.RulesFile:
     try:
         tree = lark.parse(text)
     except UnexpectedInput as err:
-        raise syntax_error(err, path, text, lark, RulesError) from None
+        raise syntax_error(err, path, text, lark, RulesError, "rules") from None
     return s.RulesFile(path, build(tree, RulesBuilder(path)))
 
 

@@ -256,7 +256,7 @@ def parse_scenario_text(text: str, path: str) -> sc.Scenario:
     try:
         tree = lark.parse(source)
     except UnexpectedInput as err:
-        raise syntax_error(err, path, source, lark, ScenarioError) from None
+        raise syntax_error(err, path, source, lark, ScenarioError, "scenario") from None
     result: sc.Scenario = build(tree, ScenarioBuilder(path, source))
     return result
 

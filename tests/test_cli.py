@@ -384,3 +384,11 @@ def test_exit_codes_are_in_the_help(command: str, codes: str, capsys: Capture) -
     with pytest.raises(SystemExit):
         main([command, "--help"])
     assert codes in " ".join(capsys.readouterr().out.split())
+
+
+def test_play_stops_at_a_turn_cap_and_says_so(capsys: Capture) -> None:
+    assert main(["play", "--players", "3", "--seed", "2", "--max-turns", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "stopped after 2 turns (--max-turns): the rules set no limit to a round"
+    begun = [line for line in lines if "'s turn begins" in line]
+    assert len(begun) == 3  # the starting player's turn from the deal, then two more

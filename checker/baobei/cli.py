@@ -217,7 +217,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .scenarios.runner import engine_for
 
     eng = engine_for(_rules_dir(args))
-    for line in lines_of_play(eng, args.players, args.seed, args.rounds, args.max_moves):
+    for line in lines_of_play(eng, args.players, args.seed, args.rounds, args.max_moves, args.max_turns):
         print(line)
     return EXIT_OK
 
@@ -349,6 +349,9 @@ def build_parser() -> argparse.ArgumentParser:
                            help="rounds to play; the output ends with the next deal")
             p.add_argument("--max-moves", type=POSITIVE, default=5000,
                            help="stop after this many moves (the rules bound no round's length)")
+            p.add_argument("--max-turns", type=POSITIVE, default=None,
+                           help="stop once this many turns have begun after the deal (a turn cap, as D9 "
+                                "leaves to simulations)")
         elif name == "explore":
             p.add_argument("--players", type=int, default=2, help="players at the table")
             p.add_argument("--depth", type=NON_NEGATIVE, default=8, help="moves after the deal to search at most")

@@ -66,24 +66,31 @@ def play_match(eng: Engine, st: State, rng: random.Random, cap: int, stats: Play
             return
 
 
-def playthrough(eng: Engine, players: int, seed: int, rounds: int, cap: int = 5000) -> list[str]:
+def playthrough(eng: Engine, players: int, seed: int, rounds: int, cap: int = 5000,
+                turns: int | None = None) -> list[str]:
     """A seeded random game, as text: every move and every event with the rule it cites."""
-    return list(lines_of_play(eng, players, seed, rounds, cap))
+    return list(lines_of_play(eng, players, seed, rounds, cap, turns))
 
 
-def lines_of_play(eng: Engine, players: int, seed: int, rounds: int, cap: int = 5000) -> Iterator[str]:
-    """`playthrough` line by line, so that what was played is shown before an error ends it."""
+def lines_of_play(eng: Engine, players: int, seed: int, rounds: int, cap: int = 5000,
+                  turns: int | None = None) -> Iterator[str]:
+    """`playthrough` line by line, so that what was played is shown before an error ends it. `cap` bounds
+    the moves, `turns` the turns begun after the deal (a turn cap of the kind decision D9 leaves to
+    simulations); reaching either is said."""
     names = [f"p{i + 1}" for i in range(players)]
     st, events = eng.new_match(names, seed)
     rng = random.Random(seed)
     yield from [f"{e.text}  [{e.rule}, {e.cite}]" for e in events] + dealt(eng, st)
-    first = st.round
+    first, begun = st.round, st.turn
     for _ in range(cap):
         move = eng.random_move(st, rng)
         if move is None:
             stalled(eng, st)
         if move is None or st.round - first >= rounds:
             break
+        if turns is not None and st.turn - begun >= turns:
+            yield f"stopped after {turns:,} turns (--max-turns): the rules set no limit to a round"
+            return
         yield f"> {eng.describe(st, move)}"
         before = st.round
         yield from [f"  {e.text}  [{e.rule}, {e.cite}]" for e in eng.push(st, move)[1:]]

@@ -378,3 +378,20 @@ def test_the_language_reference_lists_every_move_with_its_arguments(generated: P
             assert f"`{p.name}: {p.kind}{'?' if p.optional else ''}`" in row, (m.name, p.name)
         assert str(m.cite) in row
     assert "| `draw` (move) | `actor == active` | none | `turn` |" in moves
+
+
+def test_steps_marked_decisive_are_the_ones_the_faq_shows(project: Project) -> None:
+    from baobei.docs.generate import build, replay_all
+    from baobei.docs.trace import decisive
+
+    index = build(project, replay_all(project))
+    doc = next(d for d in index.scenarios if d.rel.endswith("take_must_replace_an_own_card.scenario"))
+    shots, more = decisive(index.book, doc)
+    assert [shot.text.split(":")[0] for shot in shots] == ["reject alice take slot=alice.2", "alice take slot=alice.3"]
+    assert more == 0
+    # Without the marks, the choice falls back to the citations and starts with an unrelated rejection.
+    source = project.root / "scenarios" / "turn" / "take_must_replace_an_own_card.scenario"
+    source.write_text(source.read_text(encoding="utf-8").replace("  decisive ", "  "), encoding="utf-8")
+    index = build(project, replay_all(project))
+    doc = next(d for d in index.scenarios if d.rel.endswith("take_must_replace_an_own_card.scenario"))
+    assert decisive(index.book, doc)[0][0].text.startswith("reject bob take")

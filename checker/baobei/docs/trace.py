@@ -71,6 +71,7 @@ class Shot:
     after: list[str]
     cites: list[s.Citation]
     checked: list[str] = field(default_factory=list)
+    marked: bool = False  # the scenario marks the step `decisive`
 
     def render(self, previous: Shot | None = None) -> list[str]:
         lines = [f"line {self.line}: {self.text}"]
@@ -133,10 +134,11 @@ def shots(doc: ScenarioDoc) -> tuple[Shot | None, list[Shot]]:
             table = shot.after
         elif isinstance(step, sc.DoMove):
             out.append(Shot("move", line, entry.text, table, _events(entry), entry.table,
-                            [e.cite for e in entry.events]))
+                            [e.cite for e in entry.events], marked=step.decisive))
             table = entry.table
         elif isinstance(step, sc.Reject):
-            out.append(Shot("reject", line, compact_text(entry.text), table, [], table, [step.cite]))
+            out.append(Shot("reject", line, compact_text(entry.text), table, [], table, [step.cite],
+                            marked=step.decisive))
         elif isinstance(step, sc.Expect):
             (out[-1] if out else setup).checked.append(entry.text.removeprefix("expect "))
     return setup, out
@@ -147,8 +149,15 @@ def _touching(book: Book, candidates: list[Shot], wanted: set[str]) -> list[Shot
 
 
 def decisive(book: Book, doc: ScenarioDoc, limit: int = MAX_SHOTS) -> tuple[list[Shot], int]:
-    """(the decisive shots, at most `limit`, and how many more there were)."""
+    """(the decisive shots, at most `limit`, and how many more there were).
+
+    The steps a scenario marks `decisive`, when it marks any. Otherwise a choice by citations: the steps
+    whose rules touch the sections of the first citation (else of any), and among those the checked ones
+    (followed by expectations, or rejections)."""
     setup, every = shots(doc)
+    marked = [shot for shot in every if shot.marked]
+    if marked:
+        return marked[:limit], max(0, len(marked) - limit)
     cites = doc.scenario.cites
     chosen: list[Shot] = []
     if cites:

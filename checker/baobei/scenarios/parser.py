@@ -186,6 +186,13 @@ class ScenarioBuilder(SourceBuilder):
         *args, cite = rest
         return sc.Reject(self._p(meta), str(player), str(move), tuple(args), cite)
 
+    def decisive_move(self, meta: Any, player: Token, move: Token, *args: tuple[str | None, sc.Value]) -> sc.Step:
+        return sc.DoMove(self._p(meta), str(player), str(move), args, decisive=True)
+
+    def decisive_reject(self, meta: Any, player: Token, move: Token, *rest: Any) -> sc.Step:
+        *args, cite = rest
+        return sc.Reject(self._p(meta), str(player), str(move), tuple(args), cite, decisive=True)
+
     def _expect(self, meta: Any, kind: str, *args: Any) -> sc.Expect:
         return sc.Expect(self._p(meta), kind, args, self._line(meta))
 

@@ -67,6 +67,7 @@ class DoMove(Step):
     player: str
     move: str
     args: tuple[tuple[str | None, Value], ...]
+    decisive: bool = False  # marked `decisive`: a step that carries the scenario's answer (the FAQ shows it)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class Reject(Step):
     move: str
     args: tuple[tuple[str | None, Value], ...]
     cite: Citation
+    decisive: bool = False
 
 
 @dataclass(frozen=True)

@@ -158,3 +158,24 @@ def test_random_moves_reject_without_a_trace_and_keep_every_invariant(make_varia
             broken += [i.ident for i in eng.broken_transitions(before, st, move.player)]
             assert not broken, (variant, eng.describe(before, move), broken)
     assert accepted > 50 and rejected > 50, (variant, accepted, rejected)
+
+
+# ---------------------------------------------------------------- the long run (pytest -m slow)
+
+LONG_RUN = 50_000  # examples per language: 100,000 inputs in all
+
+
+@pytest.mark.slow
+@settings(max_examples=LONG_RUN, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(mutated(RULES))
+def test_long_run_rules(text: str) -> None:
+    parses_or_positioned(parse_rules_text, text, "fuzz.bao")
+
+
+@pytest.mark.slow
+@settings(max_examples=LONG_RUN, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(mutated(SCENARIOS))
+def test_long_run_scenarios(text: str) -> None:
+    parses_or_positioned(parse_scenario_text, text, "fuzz.scenario")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -230,13 +229,10 @@ def test_a_quantifier_over_a_number_is_refused_with_its_place(tmp_path: Path, ca
     assert f"{path}:{line}:" in err and "ranges over an int; expected a list" in err and "Traceback" not in err
 
 
-def test_outputs_that_cannot_be_written_are_bad_input(tmp_path: Path, capsys: Capture) -> None:
+def test_outputs_that_cannot_be_written_are_bad_input(tmp_path: Path, capsys: Capture,
+                                                      make_variant: MakeVariant) -> None:
     missing = tmp_path / "missing" / "x.scenario"
-    rules = tmp_path / "rules"
-    shutil.copytree(default_rules_dir(), rules)
-    setup = rules / "02_setup.bao"
-    setup.write_text(setup.read_text(encoding="utf-8").replace(
-        "  require peeked[actor] < initial_peek else", "  require true else"), encoding="utf-8")
+    rules = make_variant(("02_setup.bao", "  require peeked[actor] < initial_peek else", "  require true else"))
     assert main(["verify", "--rules", str(rules), "--players", "2", "--states", "300", "--depth", "4",
                  "--emit-scenario", str(missing)]) == 2
     assert f"{missing}: cannot write" in capsys.readouterr().err
@@ -340,16 +336,11 @@ def test_play_says_when_it_stops_at_its_move_cap(capsys: Capture) -> None:
     assert lines[-1].startswith("stopped after 7 moves: the rules set no limit to a round")
 
 
-def test_a_stalled_game_is_an_error_with_the_table_not_a_finished_match(tmp_path: Path, capsys: Capture) -> None:
+def test_a_stalled_game_is_an_error_with_the_table_not_a_finished_match(make_variant: MakeVariant,
+                                                                       capsys: Capture) -> None:
     from planted import STALL
 
-    rules = tmp_path / "rules"
-    shutil.copytree(default_rules_dir(), rules)
-    for file, old, new in STALL.edits:
-        path = rules / file
-        text = path.read_text(encoding="utf-8")
-        assert text.count(old) == 1
-        path.write_text(text.replace(old, new), encoding="utf-8")
+    rules = make_variant(*STALL.edits)
     for argv in (["play", "--players", "2"], ["bench", "--players", "2", "--rounds", "3", "--repeat", "1"],
                  ["bench", "--players", "2", "--rounds", "3", "--tally"]):
         assert main([*argv, "--rules", str(rules)]) == 2, argv

@@ -23,6 +23,7 @@ from baobei.cli import main
 from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
 from baobei.language.ruleset import Ruleset
+from conftest import edit_file
 
 MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
 Capture = pytest.CaptureFixture[str]
@@ -450,11 +451,7 @@ def test_properties_of_reached_states_are_explored_not_proved() -> None:
 def test_a_planted_bug_is_violated_with_the_moves_that_reach_it(tmp_path: Path) -> None:
     rules = tmp_path / "rules"  # the whole rules: this module's make_variant cuts the reachable properties
     shutil.copytree(default_rules_dir(), rules)
-    setup = rules / "02_setup.bao"
-    text = setup.read_text(encoding="utf-8")
-    assert text.count("  require peeked[actor] < initial_peek else") == 1
-    setup.write_text(text.replace("  require peeked[actor] < initial_peek else", "  require true else"),
-                     encoding="utf-8")
+    edit_file(rules / "02_setup.bao", "  require peeked[actor] < initial_peek else", "  require true else")
     target = tmp_path / "found.scenario"
     code, out, _ = verify("--rules", str(rules), "--players", "2", "--depth", "4", "--states", "2000",
                           "--emit-scenario", str(target))

@@ -92,8 +92,18 @@ class OneState(ExprVisitor[str, None]):
 
 
 def test_a_visitor_that_does_not_know_old_refuses_it_instead_of_reading_the_state_now() -> None:
-    with pytest.raises(LookupError, match=r"unknown function old of \['round'\]"):
-        OneState().visit(parse_expr("old(round)"), None)
+    # `old` is a node every visitor must handle, like any other: one written without it cannot even exist.
+    with pytest.raises(TypeError, match="old"):
+        OneState()  # type: ignore[abstract]
+
+
+def test_the_one_state_provers_refuse_old_where_it_stands() -> None:
+    from baobei.proofs.translate import SymbolicModel, Translator, Unsupported
+
+    node = parse_expr("old(round) == round")
+    with pytest.raises(Unsupported, match=r"old\(\.\.\.\) reads the state before a move") as err:
+        Translator(load_ruleset(default_rules_dir()), SymbolicModel()).expr(node)
+    assert err.value.pos == node.left.pos
 
 
 def test_the_default_rules_declare_transition_invariants_and_progress() -> None:

@@ -94,7 +94,8 @@ def print_moves(rules: Ruleset) -> int:
     from .docs.language import move_rows
 
     header = ("move", "who", "arguments (? optional)", "phases", "rule")
-    rows = [header, *move_rows(rules)]
+    rows = [header, *((f"{r.name} ({r.kind})", r.who, ", ".join(r.args) or "none", ", ".join(r.phases) or "any",
+                       r.cite) for r in move_rows(rules))]
     widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1])

@@ -7,13 +7,15 @@ The game's own vocabulary (piles, hand, phases, window, halts) comes from the ru
 
 from __future__ import annotations
 
-from ..language import syntax as s
+from dataclasses import dataclass
+
 from ..language.arith import FLOOR_DIVISION_DOC
 from ..language.builtins import BUILTINS, STATE_NAMES, TRANSITION_NAMES, Builtin, NotProvable
 from ..language.kinds import PARAM_KINDS
 from ..language.ruleset import HOOKS, MAX_DECK, MAX_PLAYERS, MAX_VALUE, Ruleset
 from ..language.statements import STATEMENTS
 from ..language.text import expr_text
+from ..language.walk import move_phases
 from .index import Index
 from .render import Links
 
@@ -65,37 +67,26 @@ def _vocabulary(rules: Ruleset) -> list[str]:
     return lines
 
 
-def _phases_of(m: s.MoveDecl) -> str:
-    """The phases a move's `require phase == "..."` guards allow (any phase when it has none)."""
-    def allowed(e: s.Expr) -> set[str] | None:
-        if isinstance(e, s.Binary) and e.op == "or":
-            a, b = allowed(e.left), allowed(e.right)
-            return a | b if a is not None and b is not None else None
-        if isinstance(e, s.Binary) and e.op == "==" and isinstance(e.left, s.Name) and e.left.name == "phase" \
-                and isinstance(e.right, s.Lit) and isinstance(e.right.value, str):
-            return {e.right.value}
-        return None
+@dataclass(frozen=True)
+class MoveRow:
+    """One move, ability or step of the move reference."""
 
-    for req in m.requires:
-        phases = allowed(req.cond)
-        if phases is not None:
-            return ", ".join(f"`{p}`" for p in sorted(phases))
-    return "any"
+    name: str
+    kind: str  # move, ability, step of an ability
+    who: str  # its `by` condition, or who uses an ability
+    args: tuple[str, ...]  # NAME: KIND, with ? when optional
+    phases: tuple[str, ...]  # empty: any phase
+    cite: str
 
 
-def _who(m: s.MoveDecl) -> str:
-    if m.is_ability:
-        return "the player the ability waits for"
-    return f"`{expr_text(m.by)}`" if m.by is not None else "anyone"
-
-
-def move_rows(rules: Ruleset) -> list[tuple[str, str, str, str, str]]:
-    """(move and kind, who, arguments, phases, citation) per move, ability and step of the rules."""
+def move_rows(rules: Ruleset) -> list[MoveRow]:
     rows = []
     for m in rules.moves.values():
-        args = ", ".join(f"{p.name}: {p.kind}{'?' if p.optional else ''}" for p in m.params) or "none"
         kind = "step of an ability" if m.is_step else "ability" if m.is_ability else "move"
-        rows.append((f"{m.name} ({kind})", _who(m).strip("`"), args, _phases_of(m).replace("`", ""), str(m.cite)))
+        who = "the player the ability waits for" if m.is_ability else expr_text(m.by) if m.by is not None \
+            else "anyone"
+        args = tuple(f"{p.name}: {p.kind}{'?' if p.optional else ''}" for p in m.params)
+        rows.append(MoveRow(m.name, kind, who, args, tuple(sorted(move_phases(m) or ())), str(m.cite)))
     return rows
 
 
@@ -107,10 +98,10 @@ def _moves(rules: Ruleset) -> list[str]:
              "card is `Species#N`, a yes/no argument is `true` or `false`; an argument marked `?` may be left "
              "out. `baobei explain` shows each move's events with the rule behind them.", "",
              "| Move | Who | Arguments | In phase | Rule |", "|---|---|---|---|---|"]
-    for m in rules.moves.values():
-        args = ", ".join(f"`{p.name}: {p.kind}{'?' if p.optional else ''}`" for p in m.params) or "none"
-        kind = "step of an ability" if m.is_step else "ability" if m.is_ability else "move"
-        lines.append(f"| `{m.name}` ({kind}) | {_who(m)} | {args} | {_phases_of(m)} | {m.cite} |")
+    for r in move_rows(rules):
+        who = f"`{r.who}`" if r.kind == "move" and r.who != "anyone" else r.who  # a `by` condition as code
+        lines.append(f"| `{r.name}` ({r.kind}) | {who} | {', '.join(f'`{a}`' for a in r.args) or 'none'} | "
+                     f"{', '.join(f'`{p}`' for p in r.phases) or 'any'} | {r.cite} |")
     return lines
 
 

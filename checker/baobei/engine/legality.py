@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..language import syntax as s
 from ..language.errors import Rejection
-from ..language.walk import free_names
+from ..language.walk import free_names, move_phases, phase_guard
 from .compiler import Compiler
 from .move import Move
 from .protection import Protection, protection_against, tableau_of
@@ -96,7 +96,7 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
                 levels[i].append(guard[0])
     by = comp.expr(m.by, scope) if m.by is not None else None
     body = comp.block(m.body, scope, Origin(m.name, m.cite))
-    phases = next((ph for req in m.requires if (ph := _phase_guard(req.cond)) is not None), None)
+    phases = move_phases(m)
     return CompiledMove(m, by, fixed, dependent, levels, body, phases,
                         m.by is not None and _is_actor_active(m.by),
                         any(_is_window_guard(req.cond) for req in m.requires),
@@ -126,7 +126,7 @@ class Legality:
         self._by_phase_others = {phase: [cm for cm in moves if not cm.active_only]
                                  for phase, moves in self._by_phase.items()}
         self._unphased_others = [cm for cm in self._unphased if not cm.active_only]
-        self._halts = [(when, decl, _phase_guard(_first_conjunct(decl.when))) for when, decl in self.halts]
+        self._halts = [(when, decl, phase_guard(_first_conjunct(decl.when))) for when, decl in self.halts]
         # The moves others may make with no window open: while there are none, only the active player acts.
         self._others_without_window = {phase: [cm for cm in moves if not cm.needs_window]
                                        for phase, moves in self._by_phase_others.items()}
@@ -544,17 +544,6 @@ def _kind_ok(st: State, kind: str, value: Any) -> bool:
     if kind == "held_card":
         return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(st.known)
     return isinstance(value, bool)
-
-
-def _phase_guard(cond: s.Expr) -> frozenset[str] | None:
-    """The phases a guard `phase == "a"` (or `... or phase == "b"`) admits; None if not of that form."""
-    if isinstance(cond, s.Binary) and cond.op == "or":
-        left, right = _phase_guard(cond.left), _phase_guard(cond.right)
-        return left | right if left is not None and right is not None else None
-    if isinstance(cond, s.Binary) and cond.op == "==" and isinstance(cond.left, s.Name) \
-            and cond.left.name == "phase" and isinstance(cond.right, s.Lit) and isinstance(cond.right.value, str):
-        return frozenset({cond.right.value})
-    return None
 
 
 def _first_conjunct(cond: s.Expr) -> s.Expr:

@@ -190,9 +190,21 @@ class ExprVisitor(ABC, Generic[T, E]):
     @abstractmethod
     def filter(self, node: s.Filter, env: E) -> T: ...
 
-    def old(self, node: s.Old, env: E) -> T:
-        """`old(...)` reads the state before a move. Not abstract, unlike the others, so that a visitor
-        written before it existed still loads: that visitor judges one state, and meets `old(e)` as the
-        call of a function `old` it does not know, which it refuses where it stands as it refuses any
-        unknown function (the provers answer `unknown`, never `proved`)."""
-        return self.call(s.Call(node.pos, OLD_NAME, (node.expr,)), env)
+    @abstractmethod
+    def old(self, node: s.Old, env: E) -> T: ...
+
+
+def phase_guard(cond: s.Expr) -> frozenset[str] | None:
+    """The phases a guard `phase == "a"` (or `... or phase == "b"`) admits; None if not of that form."""
+    if isinstance(cond, s.Binary) and cond.op == "or":
+        left, right = phase_guard(cond.left), phase_guard(cond.right)
+        return left | right if left is not None and right is not None else None
+    if isinstance(cond, s.Binary) and cond.op == "==" and isinstance(cond.left, s.Name) \
+            and cond.left.name == "phase" and isinstance(cond.right, s.Lit) and isinstance(cond.right.value, str):
+        return frozenset({cond.right.value})
+    return None
+
+
+def move_phases(m: s.MoveDecl) -> frozenset[str] | None:
+    """The phases a move's first `require phase == ...` admits (None: no such guard, any phase)."""
+    return next((ph for req in m.requires if (ph := phase_guard(req.cond)) is not None), None)

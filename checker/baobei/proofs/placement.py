@@ -355,6 +355,9 @@ class BodyExprs(ExprVisitor[TVal, Names]):
     def filter(self, node: s.Filter, env: Names) -> TVal:
         return self._bound(node.var, node.domain, node.cond, env)[2]
 
+    def old(self, node: s.Old, env: Names) -> TVal:
+        raise Unsupported(node.pos, "old(...) reads the state before a move; a rule's body judges one state")
+
     def _bound(self, var: str, domain_node: s.Expr, inner: s.Expr, env: Names) -> tuple[TVal, TVal, TVal]:
         """(some item, the inner expression with it, the domain) of a quantifier, `first` or filter."""
         domain = self.visit(domain_node, env)

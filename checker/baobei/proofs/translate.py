@@ -539,6 +539,9 @@ class Translator(ExprVisitor[SVal, Scope]):
             result = merge(hit, x, result, node.pos)
         return result
 
+    def old(self, node: s.Old, scope: Scope) -> SVal:
+        raise Unsupported(node.pos, "old(...) reads the state before a move; these models judge one state")
+
     def filter(self, node: s.Filter, scope: Scope) -> SVal:
         domain = self.visit(node.domain, scope)
         if isinstance(domain, BagV):

@@ -29,6 +29,7 @@ import argparse
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 from ..engine.engine import Engine
 from ..engine.move import Move
@@ -101,7 +102,7 @@ def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, de
         reads: list[str] = []
         explored = False
         for n in counts:
-            outcome = prove(rules, prop, n) if isinstance(prop, s.InvariantDecl) and over_states(prop) else None
+            outcome = prove(rules, prop, n) if over_states(prop) else None
             if outcome is not None and (outcome.status == "proved" or not searched(prop)):
                 reads = reads or outcome.reads
                 results.append(Result(prop, n, outcome))
@@ -112,7 +113,7 @@ def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, de
     return results, methods
 
 
-def over_states(prop: Property) -> bool:
+def over_states(prop: Property) -> TypeGuard[s.InvariantDecl]:
     """Whether Z3 can judge the property over every state (one state at a time, no move)."""
     return isinstance(prop, s.InvariantDecl) and not prop.two_state
 
@@ -126,7 +127,6 @@ def searched(prop: Property) -> bool:
 def method_kind(prop: Property, explored: bool) -> str:
     if not over_states(prop):
         return "explored"
-    assert isinstance(prop, s.InvariantDecl)
     kind = "placement" if reads_places(prop) else "state"
     return f"{kind}+explored" if explored else kind
 

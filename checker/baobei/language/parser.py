@@ -7,7 +7,6 @@ found and what was expected.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 import tomllib
 from functools import cache
@@ -76,7 +75,7 @@ def syntax_error(err: UnexpectedInput, path: str, text: str, lark: Lark,
     return cls(s.Pos(path, line, column), message, caret_excerpt(text, line, column))
 
 
-@functools.cache
+@cache
 def mistake_catalogue() -> dict[str, dict[str, list[str]]]:
     """grammar/mistakes.toml: per grammar, advice -> examples that make the mistake."""
     data = tomllib.loads((grammar_dir() / "mistakes.toml").read_text(encoding="utf-8"))
@@ -97,7 +96,7 @@ def error_key(err: UnexpectedInput) -> ErrorKey:
     return type(err).__name__, position, getattr(token, "type", getattr(err, "char", None))
 
 
-@functools.cache
+@cache
 def _mistake_keys(kind: str) -> dict[ErrorKey, str]:
     lark = grammar(kind)
     keys: dict[ErrorKey, str] = {}

@@ -9,6 +9,7 @@ and column of the declaration, step or line that carries it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +22,9 @@ from .book import Book, load_book, para_number
 OUTLINE = PROJECT_ROOT / "docs" / "src"
 
 
+@functools.cache
 def outline(src: Path = OUTLINE) -> Book:
+    """The rulebook's outline, read once per process (check reads it for the rules and every scenario)."""
     return load_book(src)
 
 

@@ -130,8 +130,7 @@ SHIELD_ONE_TURN = Planted((
 
 # A normal round adds the plain round value to the totals, not the score noted (a BAO's result lost).
 TOTALS_ADD_ROUND_VALUE = Planted((
-    ("07_scoring.bao", "  for p in players { set total[p] = total[p] + noted[p] }\n",
-     "  for p in players { set total[p] = total[p] + round_value(p) }\n"),),
+    ("07_scoring.bao", "    set total[p] = total[p] + noted[p]\n", "    set total[p] = total[p] + round_value(p)\n"),),
     "invariant totals_change_at_round_end", 8)
 
 # A failed BAO notes the plain value, not doubled: bao_score is the scoring rule end_round applies

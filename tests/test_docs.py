@@ -42,9 +42,10 @@ def _copy_project(dest: Path) -> Project:
     return Project.at(dest)
 
 
-def _run(project: Project, check: bool = False) -> tuple[int, str]:
+def _run(project: Project, check: bool = False, proofs: bool = False) -> tuple[int, str]:
+    """`baobei docs` in-process; without the proofs (docs/invariants.md) unless a test asks for them."""
     out = io.StringIO()
-    code = run(project, check=check, stream=out)
+    code = run(project, check=check, stream=out, proofs=proofs)
     return code, out.getvalue()
 
 
@@ -114,6 +115,23 @@ def test_committed_docs_are_current() -> None:
     """The docs in the repository match the rules and scenarios (run `baobei docs` after editing them)."""
     code, text = _run(Project.at(PROJECT_ROOT), check=True)
     assert code == EXIT_OK, text
+
+
+def test_check_covers_the_proofs_file(project: Project) -> None:
+    """docs/invariants.md is generated with the rest and compared by --check (here with one quick
+    invariant, so that the proofs take a moment)."""
+    text = (project.rules / "09_invariants.bao").read_text(encoding="utf-8")
+    keep = text[text.index("invariant tables_defined"):text.index("invariant card_conservation")]
+    (project.rules / "09_invariants.bao").write_text(keep, encoding="utf-8")
+    assert _run(project, proofs=True)[0] == EXIT_OK
+    proofs = project.out / "invariants.md"
+    assert "tables_defined" in proofs.read_text(encoding="utf-8")
+    assert _run(project, check=True, proofs=True)[0] == EXIT_OK  # the same rules give the same file
+    proofs.write_text(proofs.read_text(encoding="utf-8").replace("proved", "explored"), encoding="utf-8")
+    code, text = _run(project, check=True, proofs=True)
+    assert code == EXIT_FAIL
+    assert "stale: docs/invariants.md" in text
+    assert _run(project, check=True)[0] == EXIT_OK  # without the proofs the file is not compared
 
 
 # ---------------------------------------------------------------- blocked publication
@@ -275,7 +293,7 @@ table
 play
   alice draw
   alice discard
-  reject alice pluck target=alice.1 by § 3.2 [P47]
+  decisive reject alice pluck target=alice.1 by § 3.2 [P47]
 """
 
 
@@ -386,12 +404,25 @@ def test_steps_marked_decisive_are_the_ones_the_faq_shows(project: Project) -> N
 
     index = build(project, replay_all(project))
     doc = next(d for d in index.scenarios if d.rel.endswith("take_must_replace_an_own_card.scenario"))
-    shots, more = decisive(index.book, doc)
+    shots, more = decisive(doc)
     assert [shot.text.split(":")[0] for shot in shots] == ["reject alice take slot=alice.2", "alice take slot=alice.3"]
     assert more == 0
-    # Without the marks, the choice falls back to the citations and starts with an unrelated rejection.
+    # Without the marks there is no guess: the docs refuse to publish the answer, naming the scenario.
     source = project.root / "scenarios" / "turn" / "take_must_replace_an_own_card.scenario"
     source.write_text(source.read_text(encoding="utf-8").replace("  decisive ", "  "), encoding="utf-8")
     index = build(project, replay_all(project))
     doc = next(d for d in index.scenarios if d.rel.endswith("take_must_replace_an_own_card.scenario"))
-    assert decisive(index.book, doc)[0][0].text.startswith("reject bob take")
+    assert decisive(doc) == ([], 0)
+    code, out = _run(project)
+    assert code == EXIT_BAD_INPUT
+    assert "take_must_replace_an_own_card.scenario: the scenario answers a question but marks no step" in out
+
+
+def test_a_scenario_that_only_deals_shows_its_setup(project: Project) -> None:
+    from baobei.docs.generate import build, replay_all
+    from baobei.docs.trace import decisive
+
+    index = build(project, replay_all(project))
+    doc = next(d for d in index.scenarios if d.rel.endswith("deal_two_players.scenario"))
+    shots, _ = decisive(doc)
+    assert [shot.kind for shot in shots] == ["setup"]

@@ -22,7 +22,7 @@ def test_playthrough_matches_the_golden_file(default_engine: Engine, name: str, 
                                              rounds: int) -> None:
     expected = (GOLDEN / name).read_text(encoding="utf-8").splitlines()
     actual = playthrough(default_engine, players, seed, rounds)
-    command = f"baobei play --players {players} --seed {seed} --rounds {rounds} > tests/golden/{name}"
+    command = f"baobei play -v --players {players} --seed {seed} --rounds {rounds} > tests/golden/{name}"
     first = next((i for i, (a, b) in enumerate(zip(actual, expected, strict=False)) if a != b),
                  min(len(actual), len(expected)))
     assert actual == expected, (f"{name} differs from line {first + 1}: "

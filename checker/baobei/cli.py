@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from .language.errors import BaoError, ScenarioError, SourceError, read_source, write_output
 from .language.paths import default_scenarios_dir
+from .language.terminal import emit, progress, table
 from .language.text import plural
 
 if TYPE_CHECKING:
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
     from .language.ruleset import Ruleset
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class UsageError(BaoError):
+    """A command's arguments that do not fit together (exit 2, like any bad input)."""
 
 
 def _rules_dir(args: argparse.Namespace) -> Path | None:
@@ -51,39 +56,43 @@ def cmd_check(args: argparse.Namespace) -> int:
     passed = failed = bad = 0
     summary: list[str] = []  # one line per failure, repeated at the end after the traces
     start = time.perf_counter()
-    for f in files:
-        try:
-            scenario = parse_scenario_file(f)
-            wrong = bad_in_scenario(book, scenario)
-            if wrong:
+    with progress("scenarios", len(files)) as advance:
+        for f in files:
+            advance(1)
+            try:
+                scenario = parse_scenario_file(f)
+                wrong = bad_in_scenario(book, scenario)
+                if wrong:
+                    bad += 1
+                    for message in wrong:
+                        emit(f"ERROR {message}", "error", err=True)
+                    continue
+                result = run_scenario(scenario, eng)
+            except BaoError as err:
+                # A malformed scenario, or rules that fail on it: report it and go on with the others.
                 bad += 1
-                for message in wrong:
-                    print(f"ERROR {message}", file=sys.stderr)
+                prefix = "" if isinstance(err, SourceError) else f"{f}: "
+                emit(f"ERROR {prefix}{err}", "error", err=True)
                 continue
-            result = run_scenario(scenario, eng)
-        except BaoError as err:
-            # A malformed scenario, or rules that fail on it: report it and go on with the others.
-            bad += 1
-            prefix = "" if isinstance(err, SourceError) else f"{f}: "
-            print(f"ERROR {prefix}{err}", file=sys.stderr)
-            continue
-        if result.passed:
-            passed += 1
-            if args.verbose:
-                print(f"ok    {f}")
-        else:
-            failed += 1
-            if result.failure is not None:
-                summary.append(f"FAIL  {result.failure.pos}: {result.failure.message}")
-            if args.quiet and result.failure is not None:
-                print(summary[-1])  # one line per failing scenario: where, and why
+            if result.passed:
+                passed += 1
+                if args.verbose:
+                    emit(f"ok    {f}", "pass")
             else:
-                print(f"FAIL  {format_failure(result, read_source(f, ScenarioError))}")
+                failed += 1
+                if result.failure is not None:
+                    summary.append(f"FAIL  {result.failure.pos}: {result.failure.message}")
+                if args.quiet and result.failure is not None:
+                    emit(summary[-1], "fail")  # one line per failing scenario: where, and why
+                else:
+                    emit(f"FAIL  {format_failure(result, read_source(f, ScenarioError))}", "fail")
     elapsed = time.perf_counter() - start
     if summary and not args.quiet:
-        print(f"{plural(len(summary), 'failure')}:", *summary, sep="\n")
-    print(f"{plural(len(files), 'scenario')} in {elapsed:.2f}s" + (f", {bad} malformed" if bad else ""))
-    print(f"{passed} passed, {failed} failed")
+        emit(f"{plural(len(summary), 'failure')}:", "head")
+        for entry in summary:
+            emit(entry, "fail")
+    emit(f"{plural(len(files), 'scenario')} in {elapsed:.2f}s" + (f", {bad} malformed" if bad else ""))
+    emit(f"{passed} passed, {failed} failed", "fail" if failed or bad else "pass")
     if bad:
         return EXIT_BAD_INPUT
     return EXIT_FAIL if failed else EXIT_OK
@@ -94,11 +103,8 @@ def print_moves(rules: Ruleset) -> int:
     from .docs.language import move_rows
 
     header = ("move", "who", "arguments (? optional)", "phases", "rule")
-    rows = [header, *((f"{r.name} ({r.kind})", r.who, ", ".join(r.args) or "none", ", ".join(r.phases) or "any",
-                       r.cite) for r in move_rows(rules))]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
-    for row in rows:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1])
+    table(header, [(f"{r.name} ({r.kind})", r.who, ", ".join(r.args) or "none", ", ".join(r.phases) or "any",
+                    r.cite) for r in move_rows(rules)])
     print("a scenario's play line: PLAYER MOVE name=value ...; a slot is PLAYER.NUMBER, a held card Species#N")
     return EXIT_OK
 
@@ -183,7 +189,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .scenarios.runner import engine_for
 
     eng = engine_for(_rules_dir(args))
-    runs = [bench(eng, args.players, args.rounds, args.seed) for _ in range(max(1, args.repeat))]
+    runs = []
+    with progress("runs", max(1, args.repeat)) as advance:
+        for _ in range(max(1, args.repeat)):
+            runs.append(bench(eng, args.players, args.rounds, args.seed))
+            advance(1)
     stats = runs[0]  # every run plays the same seeded moves; only the time differs
     print(f"{args.players} players, seed {args.seed}: {stats.rounds} rounds ({stats.matches} whole matches), "
           f"{stats.moves} moves" + (f" ({stats.capped} rounds capped)" if stats.capped else ""))
@@ -214,13 +224,23 @@ def print_tally(eng: Engine, args: argparse.Namespace) -> None:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from .play.simulate import lines_of_play
+    from .play.simulate import View, lines_of_play
     from .scenarios.runner import engine_for
 
     eng = engine_for(_rules_dir(args))
-    for line in lines_of_play(eng, args.players, args.seed, args.rounds, args.max_moves, args.max_turns):
-        print(line)
+    viewer = None if args.viewer is None else seat_of(args.viewer, args.players)
+    view = View(verbose=args.verbose, viewer=viewer)
+    for text in lines_of_play(eng, args.players, args.seed, args.rounds, args.max_moves, args.max_turns, view):
+        emit(text, "head" if text.startswith(">") else None)
     return EXIT_OK
+
+
+def seat_of(name: str, players: int) -> int:
+    """The seat of a player named as `play` names them (p1, p2, ...), or by number."""
+    number = name.removeprefix("p")
+    if not number.isdigit() or not 1 <= int(number) <= players:
+        raise UsageError(f"--as {name}: no such player; the players are p1 to p{players}")
+    return int(number) - 1
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
@@ -353,6 +373,10 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--max-turns", type=POSITIVE, default=None,
                            help="stop once this many turns have begun after the deal (a turn cap, as D9 "
                                 "leaves to simulations)")
+            p.add_argument("--as", dest="viewer", metavar="PLAYER",
+                           help="show only what this player (p1, p2, ...) knows: other cards are ? or 'a card'")
+            p.add_argument("-v", "--verbose", action="store_true",
+                           help="also show the rules' bookkeeping: every variable given a value")
         elif name == "explore":
             p.add_argument("--players", type=int, default=2, help="players at the table")
             p.add_argument("--depth", type=NON_NEGATIVE, default=8, help="moves after the deal to search at most")
@@ -376,6 +400,8 @@ def build_parser() -> argparse.ArgumentParser:
         elif name == "docs":
             p.add_argument("--check", action="store_true", help="exit 1 when a generated file differs")
             p.add_argument("--out", metavar="DIR", default=None, help="output directory (default: docs/)")
+            p.add_argument("--no-proofs", action="store_true",
+                           help="leave out docs/invariants.md, whose proofs take about 40 s")
     return parser
 
 

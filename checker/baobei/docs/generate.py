@@ -24,6 +24,7 @@ from .citations import bad_in_rules, bad_in_scenario
 from .index import Index, ScenarioDoc, build_index
 from .language import render_language
 from .render import Links, faq_status, render_decisions, render_faq, render_rules
+from .trace import unmarked
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -102,8 +103,13 @@ def stale_files(project: Project, files: dict[str, str]) -> list[str]:
     return stale
 
 
-def run(project: Project, check: bool = False, stream: TextIO | None = None) -> int:
-    """Generate (or with check=True compare) the docs; the exit code of `baobei docs`."""
+# The file `baobei verify` judges into: generated with the rest, it takes the proofs' time (about 40 s).
+PROOFS_FILE = "invariants.md"
+
+
+def run(project: Project, check: bool = False, stream: TextIO | None = None, proofs: bool = True) -> int:
+    """Generate (or with check=True compare) the docs; the exit code of `baobei docs`. `proofs`: also
+    judge the rules' properties into docs/invariants.md."""
     out = stream or sys.stdout
     replays = replay_all(project)
     for line in replays.malformed:
@@ -122,6 +128,11 @@ def run(project: Project, check: bool = False, stream: TextIO | None = None) -> 
     if unknown:
         return EXIT_BAD_INPUT
     files = generate(project, index)
+    if proofs:
+        from ..proofs.verify import invariants_doc  # imports z3: only a run with the proofs pays for it
+
+        print(f"judging the rules' properties for {PROOFS_FILE} (baobei verify) ...", file=out, flush=True)
+        files[PROOFS_FILE] = invariants_doc(project.rules)
     if check:
         stale = stale_files(project, files)
         for name in stale:
@@ -145,8 +156,8 @@ def run(project: Project, check: bool = False, stream: TextIO | None = None) -> 
 
 
 def unpublishable(index: Index) -> list[str]:
-    """Scenarios the FAQ cannot publish honestly: no title, a question or answer in one language only, or
-    the title of another scenario (it would appear twice)."""
+    """Scenarios the FAQ cannot publish honestly: no title, a question or answer in one language only,
+    the title of another scenario (it would appear twice), or a question whose answer marks no step."""
     out: list[str] = []
     first: dict[str, str] = {}
     for doc in index.scenarios:
@@ -157,6 +168,9 @@ def unpublishable(index: Index) -> list[str]:
             out.append(f"{doc.rel}: the title {sc.title!r} is also the title of {first[sc.title]}")
         else:
             first[sc.title] = doc.rel
+        if sc.questions and unmarked(doc):
+            out.append(f"{doc.rel}: the scenario answers a question but marks no step `decisive`; mark the "
+                       "moves or rejections that carry its answer, the FAQ shows them")
         for what, texts in (("question", sc.questions), ("answer", sc.answers)):
             if texts and set(texts) != set(LANGUAGES):
                 missing = ", ".join(lang for lang in LANGUAGES if lang not in texts)
@@ -182,4 +196,4 @@ def _summary(index: Index) -> str:
 def run_docs(args: argparse.Namespace) -> int:
     rules = Path(args.rules) if args.rules else None
     out = Path(args.out) if args.out else None
-    return run(Project.at(PROJECT_ROOT, rules, out), check=bool(args.check))
+    return run(Project.at(PROJECT_ROOT, rules, out), check=bool(args.check), proofs=not args.no_proofs)

@@ -85,7 +85,7 @@ def _qa(texts: dict[str, str], index: int) -> list[str]:
 
 
 def _proof(index: Index, links: Links, doc: ScenarioDoc) -> list[str]:
-    shots, more = decisive(index.book, doc)
+    shots, more = decisive(doc)
     lines = [f"Decisive steps of {links.scenario(doc)} ({_cites(doc)}):", "", "```text"]
     for i, shot in enumerate(shots):
         lines += ([""] if i else []) + shot.render(shots[i - 1] if i else None)

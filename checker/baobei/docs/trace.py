@@ -1,9 +1,8 @@
 """The decisive steps of a scenario's replay, as compact text pictures of the table before and after.
 
-A step is relevant when the rules it runs (or the rule a rejection cites) speak about the
-scenario's first cited section; failing that, about any section it cites; failing that, every
-move is. Of the relevant steps the decisive ones are those the scenario checks: a rejection, or
-a move followed by expectations (shown with it); when none is checked, all relevant steps are.
+The scenario says which steps carry its answer: each is a move or a rejection marked `decisive`,
+shown with the expectations that follow it. No guess from citations: a scenario with a question
+that marks nothing is refused by the docs, so that the picture always shows what the answer is about.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from dataclasses import dataclass, field
 from ..language import syntax as s
 from ..scenarios import syntax as sc
 from ..scenarios.runner import TraceEntry
-from .book import Book
 from .index import ScenarioDoc
 
 MAX_SHOTS = 4
@@ -144,32 +142,18 @@ def shots(doc: ScenarioDoc) -> tuple[Shot | None, list[Shot]]:
     return setup, out
 
 
-def _touching(book: Book, candidates: list[Shot], wanted: set[str]) -> list[Shot]:
-    return [shot for shot in candidates if any(book.touched(c) & wanted for c in shot.cites)]
-
-
-def decisive(book: Book, doc: ScenarioDoc, limit: int = MAX_SHOTS) -> tuple[list[Shot], int]:
-    """(the decisive shots, at most `limit`, and how many more there were).
-
-    The steps a scenario marks `decisive`, when it marks any. Otherwise a choice by citations: the steps
-    whose rules touch the sections of the first citation (else of any), and among those the checked ones
-    (followed by expectations, or rejections)."""
+def decisive(doc: ScenarioDoc, limit: int = MAX_SHOTS) -> tuple[list[Shot], int]:
+    """(the decisive shots, at most `limit`, and how many more there were): the steps the scenario
+    marks `decisive`. A scenario that plays no step (it only deals) shows its setup; a scenario that
+    plays steps and marks none shows nothing, and the docs refuse to publish its answer."""
     setup, every = shots(doc)
     marked = [shot for shot in every if shot.marked]
-    if marked:
-        return marked[:limit], max(0, len(marked) - limit)
-    cites = doc.scenario.cites
-    chosen: list[Shot] = []
-    if cites:
-        chosen = _touching(book, every, book.touched(cites[0]))
-    if not chosen:
-        wanted: set[str] = set().union(*(book.touched(c) for c in cites))
-        chosen = _touching(book, every, wanted)
-    if not chosen:
-        chosen = every
-    # Among those, the steps the scenario checks (expectations follow, or a rejection) carry the answer.
-    checked = [shot for shot in chosen if shot.checked or shot.kind == "reject"]
-    chosen = checked or chosen
-    if not chosen and setup is not None:
-        chosen = [setup]  # a scenario that only deals: its table is the proof
-    return chosen[:limit], max(0, len(chosen) - limit)
+    if not every and setup is not None:
+        return [setup], 0
+    return marked[:limit], max(0, len(marked) - limit)
+
+
+def unmarked(doc: ScenarioDoc) -> bool:
+    """Whether the scenario plays steps but marks none of them `decisive`."""
+    _, every = shots(doc)
+    return bool(every) and not any(shot.marked for shot in every)

@@ -334,6 +334,9 @@ class Compiler(ExprVisitor[Fn, Scope]):
                 return fx.show(e(node.card, scope), origin), scope
             case s.Forget():
                 return fx.forget(e(node.card, scope), origin), scope
+            case s.Say():
+                kinds = self.rules.say_kinds[node.pos]
+                return fx.say(node.text, tuple(e(a, scope) for a in node.args), kinds, origin), scope
             case s.Mark():
                 return fx.mark(node.mark, e(node.card, scope), origin), scope
             case s.OpenWindow():

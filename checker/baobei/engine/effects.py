@@ -35,9 +35,12 @@ class Host(Protocol):
     def format_value(self, st: State, vtype: str, value: Any) -> str: ...
 
 
-def log(ctx: Ctx, origin: Origin, text: Callable[[], str]) -> None:
+def log(ctx: Ctx, origin: Origin, text: Callable[[], str], *cards: int, kind: str = "effect") -> None:
+    """Log an event; `cards` are the cards its text names, kept with who knows each now."""
     if ctx.log is not None:
-        ctx.log.append(Event(origin.rule, origin.cite, text()))
+        st = ctx.st
+        named = tuple((st.facts.label(c), st.known[c]) for c in cards)
+        ctx.log.append(Event(origin.rule, origin.cite, text(), kind, named))
 
 
 class Effects:
@@ -165,7 +168,7 @@ class Effects:
                 st.marks[c] |= ctx.marking
             if ctx.log is not None:
                 log(ctx, origin, lambda: f"{st.facts.label(c)} moves from "
-                    f"{self.where_label(st, src)} to {self.where_label(st, where)}")
+                    f"{self.where_label(st, src)} to {self.where_label(st, where)}", c)
 
         return move
 
@@ -214,8 +217,9 @@ class Effects:
             if bind:
                 ctx.env[bind] = c
             if ctx.log is not None:
+                shown = isinstance(where, PileLoc) and where.index in self.face_up
                 log(ctx, origin, lambda: f"a card is drawn to {self.where_label(st, where)}"
-                    + (f": {st.facts.label(c)}" if isinstance(where, PileLoc) and where.index in self.face_up else ""))
+                    + (f": {st.facts.label(c)}" if shown else ""), c)
 
         return draw
 
@@ -232,7 +236,7 @@ class Effects:
                 return
             ctx.st.known[c] |= 1 << p
             if ctx.log is not None:
-                log(ctx, origin, lambda: f"{ctx.st.names[p]} looks secretly at {ctx.st.facts.label(c)}")
+                log(ctx, origin, lambda: f"{ctx.st.names[p]} looks secretly at {ctx.st.facts.label(c)}", c)
 
         return peek
 
@@ -242,16 +246,29 @@ class Effects:
             if c is None:
                 return
             ctx.st.known[c] = ctx.st.everyone
-            log(ctx, origin, lambda: f"{ctx.st.facts.label(c)} is shown to everyone")
+            log(ctx, origin, lambda: f"{ctx.st.facts.label(c)} is shown to everyone", c)
 
         return show
+
+    def say(self, text: str, args: tuple[Fn, ...], kinds: tuple[str, ...], origin: Origin) -> Proc:
+        show = self.eng.format_value
+        parts = text.split("{}")
+
+        def say(ctx: Ctx) -> None:
+            if ctx.log is None:
+                return  # words only: nothing to do where nobody reads them
+            values = [show(ctx.st, kind, arg(ctx)) for arg, kind in zip(args, kinds, strict=True)]
+            words = parts[0] + "".join(v + rest for v, rest in zip(values, parts[1:], strict=True))
+            ctx.log.append(Event(origin.rule, origin.cite, words, "say"))
+
+        return say
 
     def forget(self, card: Fn, origin: Origin) -> Proc:
         def forget(ctx: Ctx) -> None:
             c = card(ctx)
             if c is not None:
                 ctx.st.known[c] = 0
-                log(ctx, origin, lambda: f"nobody can follow {ctx.st.facts.label(c)} any more")
+                log(ctx, origin, lambda: f"nobody can follow {ctx.st.facts.label(c)} any more", c)
 
         return forget
 
@@ -262,7 +279,7 @@ class Effects:
             c = card(ctx)
             if c is not None:
                 ctx.st.marks[c] |= bit
-                log(ctx, origin, lambda: f"{ctx.st.facts.label(c)} is marked {mark}")
+                log(ctx, origin, lambda: f"{ctx.st.facts.label(c)} is marked {mark}", c)
 
         return put_mark
 
@@ -280,7 +297,7 @@ class Effects:
             windows.append(Window(kind, c, mask, attempts))
             del windows[:-open_max]  # the oldest windows close when too many are open
             log(ctx, origin, lambda: f"the {title} '{kind}' opens on {ctx.st.facts.label(c)} for "
-                + (", ".join(ctx.st.names[p] for p in range(len(ctx.st.names)) if mask >> p & 1) or "nobody"))
+                + (", ".join(ctx.st.names[p] for p in range(len(ctx.st.names)) if mask >> p & 1) or "nobody"), c)
 
         return open_window
 
@@ -316,7 +333,7 @@ class Effects:
             at = next((i for i, w in enumerate(queue) if w.after_window), len(queue))
             queue.insert(at, Waiting(ability, c, p, (), after_window))
             log(ctx, origin, lambda: f"{facts.label(c)} triggers its ability '{ability}' for {ctx.st.names[p]}"
-                + (" once the window's calls are settled" if after_window else ""))
+                + (" once the window's calls are settled" if after_window else ""), c)
 
         return trigger
 
@@ -403,7 +420,7 @@ class Effects:
             def set_scalar(ctx: Ctx) -> None:
                 v = ctx.st.vars[name] = value(ctx)
                 if ctx.log is not None:
-                    log(ctx, origin, lambda: f"{name} = {show(ctx.st, vtype, v)}")
+                    log(ctx, origin, lambda: f"{name} = {show(ctx.st, vtype, v)}", kind="set")
 
             return set_scalar
 
@@ -412,6 +429,6 @@ class Effects:
             if i is not None:
                 v = ctx.st.pvars[name][i] = value(ctx)
                 if ctx.log is not None:
-                    log(ctx, origin, lambda: f"{name}[{ctx.st.names[i]}] = {show(ctx.st, vtype, v)}")
+                    log(ctx, origin, lambda: f"{name}[{ctx.st.names[i]}] = {show(ctx.st, vtype, v)}", kind="set")
 
         return set_player

@@ -107,8 +107,8 @@ class Engine(Legality):
             return str(st.names[value])
         if vtype == "card":
             return self.facts.label(value)
-        if vtype in ("players", "cards"):
-            item = vtype[:-1]
+        if vtype in ("players", "cards") or vtype.startswith("list "):
+            item = vtype.removeprefix("list ") if vtype.startswith("list ") else vtype[:-1]
             return "[" + ", ".join(self.format_value(st, item, v) for v in value) + "]"
         if isinstance(value, tuple):
             return self.slot_label(st, value)
@@ -273,7 +273,8 @@ class Engine(Legality):
                 continue
             if log is not None:
                 log.append(Event(cm.name, cm.decl.cite,
-                                 f"{st.names[waiting.owner]} uses '{cm.name}' of {self.facts.label(waiting.card)}"))
+                                 f"{st.names[waiting.owner]} uses '{cm.name}' of {self.facts.label(waiting.card)}",
+                                 cards=((self.facts.label(waiting.card), st.known[waiting.card]),)))
             self._start_ability(st, waiting, log)
             self._body(st, cm, self.env_for(st, cm, waiting.owner, (), waiting), log)
 
@@ -284,7 +285,8 @@ class Engine(Legality):
                               "and the rules do not say what happens then (declare `no choice ...`)")
         if log is not None:
             log.append(Event("no choice", rule.cite, f"the ability '{cm.name}' of {self.facts.label(waiting.card)} "
-                             f"has no legal choice: {rule.text[0].lower()}{rule.text[1:]}"))
+                             f"has no legal choice: {rule.text[0].lower()}{rule.text[1:]}",
+                             cards=((self.facts.label(waiting.card), st.known[waiting.card]),)))
 
     # ------------------------------------------------------------ queries
     def compile_expr(self, node: s.Expr, names: dict[str, str]) -> Fn:

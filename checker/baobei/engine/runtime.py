@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -37,16 +38,35 @@ class Ctx:
         return ctx
 
 
+# What an event is: a change of cards, windows or turns ("effect"), a variable given a value ("set": the
+# rules' bookkeeping, shown to people only on request) or words the rules say to the players ("say").
+EVENT_KINDS = ("effect", "set", "say")
+
+
 @dataclass(frozen=True)
 class Event:
-    """Something that happened, with the rule that made it happen."""
+    """Something that happened, with the rule that made it happen.
+
+    `cards` names the cards the text names, each with who knew it once the event had happened (a bit
+    mask of players), so that the text can be told to one player without what that player does not know.
+    """
 
     rule: str
     cite: s.Citation
     text: str
+    kind: str = "effect"
+    cards: tuple[tuple[str, int], ...] = ()
 
     def __str__(self) -> str:
         return f"{self.text}  [{self.rule}, {self.cite}]"
+
+    def seen_by(self, player: int) -> str:
+        """The text as `player` may read it: a card the player did not know is only "a card"."""
+        text = self.text
+        for label, knowers in self.cards:
+            if not knowers >> player & 1:
+                text = re.sub(re.escape(label) + r"(?![0-9])", "a card", text)
+        return text
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,16 @@ def knowers(st: State, card: int) -> str:
     return ",".join(st.names[p] for p in range(len(st.names)) if mask >> p & 1) or "-"
 
 
-def render_table(eng: Engine, st: State, knowledge: bool = True) -> list[str]:
-    """One line per player and per pile; each card shows who knows it, e.g. SPECIES#1{alice}."""
+def render_table(eng: Engine, st: State, knowledge: bool = True, viewer: int | None = None) -> list[str]:
+    """One line per player and per pile; each card shows who knows it, e.g. SPECIES#1{alice}. With a
+    `viewer` (a seat), a card that player does not know is shown as `?`."""
     lines: list[str] = []
+
+    def label(card: int, unknown: str = "?") -> str:
+        if viewer is None or st.known[card] >> viewer & 1:
+            return eng.facts.label(card)
+        return unknown
+
     width = max(len(n) for n in st.names)
     for p, name in enumerate(st.names):
         cells = []
@@ -23,24 +30,23 @@ def render_table(eng: Engine, st: State, knowledge: bool = True) -> list[str]:
             if card is None:
                 cells.append(f"{i + 1}:—")
             else:
-                label = eng.facts.label(card)
-                cells.append(f"{i + 1}:{label}" + (f"{{{knowers(st, card)}}}" if knowledge else ""))
+                cells.append(f"{i + 1}:{label(card)}" + (f"{{{knowers(st, card)}}}" if knowledge else ""))
         marker = "*" if p == st.active else " "
         held = st.hands[p]
-        hand = f"   holds {', '.join(eng.facts.label(c) for c in held)}" if held else ""
+        hand = f"   holds {', '.join(label(c) for c in held)}" if held else ""
         lines.append(f"{marker}{name:<{width}}  " + ("  ".join(cells) or "(no cards)") + hand)
     piles = []
     for i, name in enumerate(eng.pile_names):
         cards = st.piles[i]
         shown = name.replace("_", " ")
-        top = f" (top {eng.facts.label(cards[-1])})" if cards and i in eng.effects.face_up else ""
+        top = f" (top {label(cards[-1])})" if cards and i in eng.effects.face_up else ""
         piles.append(f"{shown} {len(cards)}{top}")
     lines.append("  " + ", ".join(piles) + f"; phase {st.phase}")
     for w in st.windows:
         who = ", ".join(st.names[p] for p in range(len(st.names)) if w.players >> p & 1) or "nobody"
-        lines.append(f"  {eng.effects.window_title} '{w.kind}' on {eng.facts.label(w.ref)} for {who}"
+        lines.append(f"  {eng.effects.window_title} '{w.kind}' on {label(w.ref, 'a card')} for {who}"
                      + (" (used)" if w.attempts <= 0 else ""))
     for entry in st.waiting:
-        lines.append(f"  waiting: {st.names[entry.owner]} must use '{entry.ability}' of {eng.facts.label(entry.card)}"
+        lines.append(f"  waiting: {st.names[entry.owner]} must use '{entry.ability}' of {label(entry.card, 'a card')}"
                      + (" (after the window's calls)" if entry.after_window else ""))
     return lines

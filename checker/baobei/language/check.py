@@ -19,6 +19,7 @@ from .builtins import BUILTINS, ENGINE_NAMES, STATE_NAMES, TRANSITION_NAMES
 from .errors import RulesError
 from .kinds import PARAM_KINDS, KindOf, Kinds, bound, compatible, declared_kind, element, formal_kinds
 from .ruleset import ALL_CARDS, Ruleset
+from .text import plural
 from .walk import OLD_NAME, ExprVisitor, called, free_names, runs, stmt_parts
 
 
@@ -81,6 +82,15 @@ class Checker(ExprVisitor[None, Kinds]):
             self.visit(req.cond, env)
         self.block(m.body, env)
 
+    def say(self, node: s.Say, env: Kinds) -> None:
+        holes = node.text.count("{}")
+        if holes != len(node.args):
+            raise RulesError(node.pos, f"the text of `say` has {plural(holes, 'place')} for a value ({{}}) "
+                             f"but {plural(len(node.args), 'argument')} follow it")
+        for arg in node.args:
+            self.visit(arg, env)
+        self.rules.say_kinds[node.pos] = tuple(self.kinds.visit(a, env) or "" for a in node.args)
+
     def declarations(self) -> None:
         rules = self.rules
         for halt in rules.halts.values():
@@ -130,6 +140,8 @@ class Checker(ExprVisitor[None, Kinds]):
             case s.StartRound():
                 if node.players is not None:
                     self.visit(node.players, env)
+            case s.Say():
+                self.say(node, env)
             case s.Pick():
                 self.domain(node.domain, env)
                 env[node.name] = element(self.kinds.visit(node.domain, env)) or ""

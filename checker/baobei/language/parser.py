@@ -426,6 +426,9 @@ class RulesBuilder(SourceBuilder):
     def s_run(self, meta: Any, name: Token, args: tuple[s.Expr, ...] | None = None) -> s.Stmt:
         return s.Run(self._p(meta), str(name), args or ())
 
+    def s_say(self, meta: Any, text: Token, args: tuple[s.Expr, ...] | None = None) -> s.Stmt:
+        return s.Say(self._p(meta), unquote(text), args or ())
+
     def s_for(self, meta: Any, var: Token, domain: s.Expr, body: tuple[s.Stmt, ...]) -> s.Stmt:
         return s.ForEach(self._p(meta), str(var), domain, body)
 

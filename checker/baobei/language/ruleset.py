@@ -70,6 +70,9 @@ class Ruleset:
     marks: dict[str, s.MarkDecl] = field(default_factory=dict)
     protects: dict[str, s.ProtectDecl] = field(default_factory=dict)
     files: list[s.RulesFile] = field(default_factory=list)
+    # The kinds of each `say` statement's arguments, by the statement's position: the engine shows a
+    # player by name and a card by its label, which an integer value alone cannot tell.
+    say_kinds: dict[s.Pos, tuple[str, ...]] = field(default_factory=dict)
 
     def table_value(self, name: str, players: object) -> int | None:
         if not isinstance(players, int):

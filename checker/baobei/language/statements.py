@@ -59,6 +59,8 @@ STATEMENTS: dict[type, StatementSpec] = {
     s.StartRound: StatementSpec("start round [with PLAYERS]", CardEffect.NEW_ROUND,
                                 "Start the next round (among some players), running the round_start hook."),
     s.Pick: StatementSpec("pick NAME from LIST", CardEffect.NONE, "Choose an item at random (seeded)."),
+    s.Say: StatementSpec("say TEXT(ARGS)", CardEffect.NONE,
+                         "Tell the players something in words; each {} of the text shows the next argument."),
     s.Run: StatementSpec("run ROUTINE(ARGS)", CardEffect.RUNS, "Run a routine."),
     s.ForEach: StatementSpec("for NAME in LIST { ... }", CardEffect.CONTAINS, "Run a block once per item."),
     s.Repeat: StatementSpec("repeat COUNT { ... }", CardEffect.CONTAINS, "Run a block a number of times."),

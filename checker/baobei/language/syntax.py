@@ -269,6 +269,16 @@ class ForEach:
 
 
 @dataclass(frozen=True)
+class Say:
+    """Tell the players something in words (a result, a reason): an event that changes nothing.
+    Each `{}` of the text is filled with the next argument's value."""
+
+    pos: Pos = field(compare=False)
+    text: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
 class Repeat:
     pos: Pos = field(compare=False)
     count: Expr
@@ -285,7 +295,7 @@ class IfStmt:
 
 Stmt: TypeAlias = (Let | SetVar | Draw | MoveCard | Swap | Peek | Show | Forget | Mark | OpenWindow | UseWindow
                    | CloseWindow | Trigger | Continue | Shuffle | StartTurn | StartRound | Pick | Run | ForEach
-                   | Repeat | IfStmt)
+                   | Repeat | IfStmt | Say)
 Node: TypeAlias = Expr | Stmt
 
 

@@ -103,6 +103,8 @@ def stmt_text(node: s.Stmt) -> str:
             return f"swap {e(node.first)} with {e(node.second)}"
         case s.Peek():
             return f"peek {e(node.player)} {e(node.card)}"
+        case s.Say():
+            return f'say "{node.text}"' + (f"({', '.join(e(a) for a in node.args)})" if node.args else "")
         case s.Show():
             return f"show {e(node.card)}"
         case s.Forget():

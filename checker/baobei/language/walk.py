@@ -63,6 +63,8 @@ def stmt_parts(node: s.Stmt) -> tuple[tuple[s.Expr, ...], tuple[s.Stmt, ...]]:
             return (node.player, node.card), ()
         case s.Show() | s.Forget() | s.Mark():
             return (node.card,), ()
+        case s.Say():
+            return node.args, ()
         case s.OpenWindow():
             return (node.card, node.players), ()
         case s.UseWindow() | s.CloseWindow() | s.Shuffle():

@@ -7,6 +7,7 @@ engine starts the next one, and the match is over when nobody may act.
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ..engine.engine import Engine
 from ..engine.move import Move
+from ..engine.runtime import Event
 from ..engine.state import State
 from ..engine.table_view import render_table
 from ..language.errors import EngineError
@@ -66,6 +68,45 @@ def play_match(eng: Engine, st: State, rng: random.Random, cap: int, stats: Play
             return
 
 
+@dataclass(frozen=True)
+class View:
+    """Who reads a playthrough: the dealer sees every card; a player (`viewer`, a seat) only the cards that
+    player knows. The rules' bookkeeping (variables given values) is shown only when `verbose`."""
+
+    verbose: bool = True
+    viewer: int | None = None
+
+    def event(self, e: Event) -> str | None:
+        if e.kind == "set" and not self.verbose:
+            return None
+        text = e.text if self.viewer is None else e.seen_by(self.viewer)
+        return f"{text}  [{e.rule}, {e.cite}]"
+
+    def events(self, events: list[Event], indent: str) -> list[str]:
+        return [indent + line for line in map(self.event, events) if line is not None]
+
+    def move(self, eng: Engine, st: State, move: Move) -> str:
+        text = eng.describe(st, move)
+        return text if self.viewer is None else hide_unknown(st, text, self.viewer)
+
+    def table(self, eng: Engine, st: State) -> list[str]:
+        if self.viewer is None:
+            return ["the table as dealt (face-down cards named for the reader; * marks the active player):",
+                    *(f"  {line}" for line in render_table(eng, st, knowledge=False))]
+        name = st.names[self.viewer]
+        return [f"the table as {name} sees it (? is a card {name} does not know; * marks the active player):",
+                *(f"  {line}" for line in render_table(eng, st, knowledge=False, viewer=self.viewer))]
+
+
+def hide_unknown(st: State, text: str, viewer: int) -> str:
+    """`text` with every card label the viewer does not know now replaced by "a card"."""
+    def hide(match: re.Match[str]) -> str:
+        card = st.facts.by_label.get(match.group(0))
+        return match.group(0) if card is None or st.known[card] >> viewer & 1 else "a card"
+
+    return re.sub(r"[^\s=,:;()\[\]{}]+#[0-9]+", hide, text)
+
+
 def playthrough(eng: Engine, players: int, seed: int, rounds: int, cap: int = 5000,
                 turns: int | None = None) -> list[str]:
     """A seeded random game, as text: every move and every event with the rule it cites."""
@@ -73,14 +114,14 @@ def playthrough(eng: Engine, players: int, seed: int, rounds: int, cap: int = 50
 
 
 def lines_of_play(eng: Engine, players: int, seed: int, rounds: int, cap: int = 5000,
-                  turns: int | None = None) -> Iterator[str]:
+                  turns: int | None = None, view: View = View()) -> Iterator[str]:
     """`playthrough` line by line, so that what was played is shown before an error ends it. `cap` bounds
     the moves, `turns` the turns begun after the deal (a turn cap of the kind decision D9 leaves to
-    simulations); reaching either is said."""
+    simulations); reaching either is said. `view` says who reads it."""
     names = [f"p{i + 1}" for i in range(players)]
     st, events = eng.new_match(names, seed)
     rng = random.Random(seed)
-    yield from [f"{e.text}  [{e.rule}, {e.cite}]" for e in events] + dealt(eng, st)
+    yield from view.events(events, "") + view.table(eng, st)
     first, begun = st.round, st.turn
     for _ in range(cap):
         move = eng.random_move(st, rng)
@@ -91,11 +132,11 @@ def lines_of_play(eng: Engine, players: int, seed: int, rounds: int, cap: int = 
         if turns is not None and st.turn - begun >= turns:
             yield f"stopped after {turns:,} turns (--max-turns): the rules set no limit to a round"
             return
-        yield f"> {eng.describe(st, move)}"
-        before = st.round
-        yield from [f"  {e.text}  [{e.rule}, {e.cite}]" for e in eng.push(st, move)[1:]]
-        if st.round != before:
-            yield from dealt(eng, st)
+        yield f"> {view.move(eng, st, move)}"
+        before, active = st.round, st.active
+        yield from view.events(eng.push(st, move)[1:], "  ")
+        if st.round != before or (view.viewer is not None and st.active == view.viewer != active):
+            yield from view.table(eng, st)  # after a deal; for a player, also when their turn begins
     else:
         # The rules bound no round's length: say that this play stopped, and why, rather than end quietly.
         yield f"stopped after {cap:,} moves: the rules set no limit to a round; --max-moves sets this one"
@@ -109,12 +150,6 @@ def stalled(eng: Engine, st: State) -> None:
     table = "\n".join(f"  {line}" for line in render_table(eng, st))
     raise EngineError(f"nobody can act, and no halt of the rules says the game is over (round {st.round}, "
                       f"phase {st.phase}):\n{table}")
-
-
-def dealt(eng: Engine, st: State) -> list[str]:
-    """The table after a deal, every card named: the reader of a playthrough sees what the players do not."""
-    return ["the table as dealt (face-down cards named for the reader; * marks the active player):",
-            *(f"  {line}" for line in render_table(eng, st, knowledge=False))]
 
 
 def bench(eng: Engine, players: int, rounds: int, seed: int, cap: int = 5000) -> PlayStats:

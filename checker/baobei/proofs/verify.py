@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
@@ -39,6 +40,8 @@ from ..language.errors import BaoError, write_output
 from ..language.load import load_ruleset
 from ..language.paths import default_rules_dir
 from ..language.ruleset import Ruleset
+from ..language.terminal import emit as show_line
+from ..language.terminal import progress
 from ..play.explore import Failure, Report, explore, failure_scenario
 from ..scenarios.parser import parse_scenario_text
 from ..scenarios.runner import check_invariants
@@ -93,7 +96,9 @@ class Searches:
 
 
 def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, deals: int = DEFAULT_DEALS,
-               states: int = DEFAULT_STATES) -> tuple[list[Result], dict[str, Method]]:
+               states: int = DEFAULT_STATES,
+               done: Callable[[Result], None] = lambda r: None) -> tuple[list[Result], dict[str, Method]]:
+    """Judge every property for every player count; `done` hears of each result as it comes."""
     results: list[Result] = []
     methods: dict[str, Method] = {}
     searches = Searches(rules, depth, deals, states)
@@ -106,9 +111,10 @@ def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, de
             if outcome is not None and (outcome.status == "proved" or not searched(prop)):
                 reads = reads or outcome.reads
                 results.append(Result(prop, n, outcome))
-                continue
-            explored = True
-            results.append(Result(prop, n, judged(prop, searches.report(n), outcome)))
+            else:
+                explored = True
+                results.append(Result(prop, n, judged(prop, searches.report(n), outcome)))
+            done(results[-1])
         methods[prop.ident] = Method(method_kind(prop, explored), reads)
     return results, methods
 
@@ -154,6 +160,7 @@ def judged(prop: Property, report: Report, over_every_state: Outcome | None) -> 
 
 
 STATUSES = ("proved", "explored", "violated", "unknown")
+STATUS_STYLES = {"proved": "pass", "explored": "pass", "violated": "fail", "unknown": "warn"}
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -169,25 +176,43 @@ def run_verify(args: argparse.Namespace) -> int:
     if not rules.invariants and not rules.progress:
         print(f"rules {directory}: no invariant declared")
         return EXIT_OK
-    results, methods = verify_all(rules, counts, depth, deals, states)
     width = max(len(i) for i in [*rules.invariants, *rules.progress])
-    for r in results:
+
+    def show(r: Result) -> None:  # each result as soon as it is known: the progress of a long run
         o = r.outcome
-        print(f"{o.status:<8}  {r.inv.ident:<{width}}  {r.players} players  {o.seconds:6.3f}s")
+        show_line(f"{o.status:<8}  {r.inv.ident:<{width}}  {r.players} players  {o.seconds:6.3f}s",
+                  STATUS_STYLES[o.status])
         for line in result_lines(rules, r):
-            print("            " + line)
+            show_line("            " + line)
+        advance(1)
+
+    with progress("properties", (len(rules.invariants) + len(rules.progress)) * len(counts)) as advance:
+        results, methods = verify_all(rules, counts, depth, deals, states, show)
     bad = [r for r in results if r.outcome.status in ("violated", "unknown")]
     tally = {k: sum(1 for r in results if r.outcome.status == k) for k in STATUSES}
     print(f"{len(rules.invariants) + len(rules.progress)} properties x {len(counts)} player counts: "
           + ", ".join(f"{v} {k}" for k, v in tally.items()) + f" in {time.perf_counter() - began:.2f}s")
     if args.emit_scenario:
-        emit(eng, results, Path(args.emit_scenario))
+        write_counterexample(eng, results, Path(args.emit_scenario))
     docs = getattr(args, "docs", None)
     if docs:
-        text = docs_markdown(rules, display_path(directory), results, methods, len(transitions(rules)))
-        write_output(Path(docs), text)
+        write_output(Path(docs), invariants_markdown(rules, directory, results, methods))
         print(f"wrote {docs}")
     return EXIT_FAIL if bad else EXIT_OK
+
+
+def invariants_markdown(rules: Ruleset, directory: Path, results: list[Result], methods: dict[str, Method]) -> str:
+    """docs/invariants.md: every property with its citation, method and result (no timings: the same
+    rules give the same file, so that `baobei docs --check` can compare it)."""
+    return docs_markdown(rules, display_path(directory), results, methods, len(transitions(rules)))
+
+
+def invariants_doc(directory: Path) -> str:
+    """docs/invariants.md for a rules directory, judged with verify's defaults for every player count."""
+    rules = load_ruleset(directory)
+    Engine(rules)  # an unknown name is bad input, as in `baobei verify`
+    results, methods = verify_all(rules, check_players(rules, None))
+    return invariants_markdown(rules, directory, results, methods)
 
 
 def display_path(directory: Path) -> str:
@@ -197,7 +222,7 @@ def display_path(directory: Path) -> str:
 # ---------------------------------------------------------------- counterexample scenarios
 
 
-def emit(eng: Engine, results: list[Result], target: Path) -> None:
+def write_counterexample(eng: Engine, results: list[Result], target: Path) -> None:
     """Write the first violation as a scenario (a reached one: the moves from the deal; one over every
     state: its counterexample table); say so when there is none."""
     for r in results:

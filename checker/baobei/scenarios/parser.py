@@ -251,6 +251,9 @@ class ScenarioBuilder(SourceBuilder):
     def x_value(self, meta: Any, expr: Token, value: Any) -> sc.Step:
         return self._expect(meta, "value", unquote(expr), self._value(value), pos_of(self.path, expr))
 
+    def x_said(self, meta: Any, text: Token) -> sc.Step:
+        return self._expect(meta, "said", unquote(text))
+
     def x_var(self, meta: Any, name: Token, index: Token | None, value: Any) -> sc.Step:
         return self._expect(meta, "var", str(name), str(index) if index is not None else None,
                             self._value(value))

@@ -132,10 +132,19 @@ class Replay:
         if isinstance(step, sc.Simultaneous):
             return self._simultaneous(step)
         assert isinstance(step, sc.Expect)
-        message = check_expectation(self.eng, self.st, step)
+        message = self._said(step.args[0]) if step.kind == "said" else check_expectation(self.eng, self.st, step)
         self.trace.append(TraceEntry(step.pos, f"expect {step.text.removeprefix('expect ')}"
                                      + ("" if message is None else "  -> FAILED")))
         return None if message is None else Failure(step.pos, step.text, message)
+
+    def _said(self, words: str) -> str | None:
+        """Whether the rules said these words (a `say` of the rules) at the latest move."""
+        latest = next((entry.events for entry in reversed(self.trace) if entry.events), [])
+        said = [e.text for e in latest if e.kind == "say"]
+        if words in said:
+            return None
+        return (f"expected the rules to say {words!r} at the latest move; they said "
+                + ("; ".join(repr(w) for w in said) if said else "nothing"))
 
     def _do(self, step: sc.DoMove) -> Failure | None:
         move = to_move(self.eng, self.st, step.player, step.move, step.args, step.pos)

@@ -10,6 +10,7 @@ scenario, a property), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
 import time
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .language.errors import BaoError, ScenarioError, SourceError, read_source, write_output
-from .language.paths import default_scenarios_dir
+from .language.paths import default_rules_dir, default_scenarios_dir
 from .language.terminal import emit, progress, table
 from .language.text import plural
 
@@ -144,7 +145,6 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_rules(args: argparse.Namespace) -> int:
     from .engine.engine import Engine
     from .language.load import load_ruleset
-    from .language.paths import default_rules_dir
 
     directory = _rules_dir(args) or default_rules_dir()
     rules = load_ruleset(directory)
@@ -230,8 +230,22 @@ def cmd_play(args: argparse.Namespace) -> int:
     eng = engine_for(_rules_dir(args))
     viewer = None if args.viewer is None else seat_of(args.viewer, args.players)
     view = View(verbose=args.verbose, viewer=viewer)
-    for text in lines_of_play(eng, args.players, args.seed, args.rounds, args.max_moves, args.max_turns, view):
-        emit(text, "head" if text.startswith(">") else None)
+    writer = None
+    if args.log:
+        from .referee.write import LogWriter
+
+        eng.check_player_count(args.players)
+        names = [f"p{i + 1}" for i in range(args.players)]
+        writer = LogWriter(eng, _rules_dir(args) or default_rules_dir(), names, args.seed, viewer)
+    try:
+        for text in lines_of_play(eng, args.players, args.seed, args.rounds, args.max_moves, args.max_turns, view,
+                                  writer):
+            emit(text, "head" if text.startswith(">") else None)
+    finally:
+        if writer is not None:  # what was played is logged, also when the game stalls
+            write_output(Path(args.log), writer.text())
+            emit(f"wrote {args.log}: a game log of {plural(len(writer.lines) - 2, 'move')} (baobei referee reads it)",
+                 err=True)
     return EXIT_OK
 
 
@@ -284,6 +298,33 @@ def _rules_option(args: argparse.Namespace) -> str:
     return f" --rules {args.rules}" if args.rules else ""
 
 
+def cmd_referee(args: argparse.Namespace) -> int:
+    from .referee.judge import referee
+    from .referee.logfile import read_log
+    from .scenarios.runner import engine_for
+
+    rules_dir = _rules_dir(args) or default_rules_dir()
+    eng = engine_for(rules_dir)
+    verdict = referee(eng, read_log(Path(args.log)), rules_dir, keep_going=args.all)
+    if args.json:
+        print(json.dumps(verdict.to_json(), indent=2, ensure_ascii=False))
+        return EXIT_OK if verdict.legal else EXIT_FAIL
+    for found in verdict.findings:
+        rule = f" breaks {found.rule}" if found.rule else ""
+        emit(f"{args.log}:{found.line}: {found.kind}: {found.move or '(claims)'}{rule}: {found.why}", "fail")
+        for row in found.table:
+            emit(f"    {row}")
+    summary = (f"{plural(verdict.lines, 'line')}: {plural(verdict.moves, 'move')} legal"
+               + (f" ({verdict.implicit} implicit step(s) made)" if verdict.implicit else "")
+               + f", {plural(verdict.claims, 'claim')} right")
+    if verdict.legal:
+        emit(f"{args.log}: every move is legal and every claim is right; {summary}", "pass")
+        return EXIT_OK
+    first = "" if args.all else " (the first; --all lists every one)"
+    emit(f"{args.log}: {plural(len(verdict.findings), 'error')}{first}; {summary}", "fail")
+    return EXIT_FAIL
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from .proofs.verify import run_verify  # imports z3: only this command pays for it
 
@@ -321,6 +362,8 @@ EXIT_CODES = {
     "verify": "Exit 0 when no property is violated or unknown, 1 otherwise, 2 for bad input.",
     "docs": "Exit 0 when written (or, with --check, current), 1 when stale or a scenario fails, 2 for bad input.",
     "explain": "Exit 0 when the scenario passes, 1 when it fails, 2 for bad input.",
+    "referee": "Exit 0 when every move is legal and every claim right, 1 at an illegal move, an impossible random "
+               "outcome or a wrong claim (with the line, the rule and the table), 2 for a malformed log.",
 }
 
 
@@ -337,6 +380,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("explore", "breadth-first search of the rounds from seeded deals: invariants and progress", cmd_explore),
         ("verify", "judge the rules' invariants and progress: Z3 proofs, the search for the rest", cmd_verify),
         ("docs", "generate docs/ from the rules and the passing scenarios", cmd_docs),
+        ("referee", "replay a game log (JSON Lines, docs/log.schema.json): is every move legal, every claim right?",
+         cmd_referee),
     ]
     for name, help_text, func in commands:
         p = sub.add_parser(name, help=help_text, description=f"{help_text}. {EXIT_CODES.get(name, EXIT_TEXT)}")
@@ -373,6 +418,9 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--max-turns", type=POSITIVE, default=None,
                            help="stop once this many turns have begun after the deal (a turn cap, as D9 "
                                 "leaves to simulations)")
+            p.add_argument("--log", metavar="FILE",
+                           help="also write the game as a game log (JSON Lines, docs/log.schema.json) with claims "
+                                "after every move, for `baobei referee`")
             p.add_argument("--as", dest="viewer", metavar="PLAYER",
                            help="show only what this player (p1, p2, ...) knows: other cards are ? or 'a card'")
             p.add_argument("-v", "--verbose", action="store_true",
@@ -387,6 +435,11 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--emit-scenario", metavar="FILE", help="write the first failure as a scenario")
             p.add_argument("--from", dest="start", metavar="SCENARIO",
                            help="start from this scenario's table (the rules' full deck) instead of deals")
+        elif name == "referee":
+            p.add_argument("log", help="the game log: a header line, then one line per move (docs/log.schema.json)")
+            p.add_argument("--json", action="store_true", help="print the verdict as JSON (for an implementer's CI)")
+            p.add_argument("--all", action="store_true",
+                           help="go on after an error where the state allows, to list every error")
         elif name == "verify":
             p.add_argument("--players", type=int, help="one player count (default: every allowed count)")
             p.add_argument("--emit-scenario", metavar="FILE", help="write a counterexample as a scenario")

@@ -17,6 +17,7 @@ from typing import TextIO
 from ..language.errors import BaoError, SourceError, write_output
 from ..language.load import load_ruleset
 from ..language.paths import PROJECT_ROOT
+from ..referee.logfile import schema_text
 from ..scenarios.parser import parse_scenario_file, scenario_files
 from ..scenarios.runner import engine_for, run_scenario
 from .book import LANGUAGES, load_book
@@ -34,6 +35,8 @@ RENDERERS: dict[str, Callable[[Index, Links], str]] = {
     "rules.md": render_rules,
     "decisions.md": render_decisions,
     "language.md": render_language,
+    # The game log's format, published as the referee reads it (the package's own copy).
+    "log.schema.json": lambda index, links: schema_text(),
 }
 DATA_DIR = Path("docs") / "src"
 

@@ -18,7 +18,7 @@ from ..language.ruleset import ALL_CARDS, Ruleset
 from ..language.text import plural
 from .protection import Protection, protection_against
 from .runtime import Ctx, Event, Fn, Origin, Proc, items_of
-from .state import CardFacts, HandLoc, PileLoc, State, Waiting, Window
+from .state import CardFacts, Chance, HandLoc, PileLoc, State, Waiting, Window
 
 
 class Host(Protocol):
@@ -209,6 +209,9 @@ class Effects:
                     ctx.env[bind] = None
                 return
             self.check_free(st, where, origin.rule)
+            chance = st.rng
+            if isinstance(chance, Chance):
+                chance.before_draw(st, pile)  # the outcome comes from elsewhere (a referee's game log)
             c = pile.pop()
             self.put(st, c, where)
             self._touched(ctx, where)
@@ -219,7 +222,7 @@ class Effects:
             if ctx.log is not None:
                 shown = isinstance(where, PileLoc) and where.index in self.face_up
                 log(ctx, origin, lambda: f"a card is drawn to {self.where_label(st, where)}"
-                    + (f": {st.facts.label(c)}" if shown else ""), c)
+                    + (f": {st.facts.label(c)}" if shown else ""), c, kind="draw")
 
         return draw
 

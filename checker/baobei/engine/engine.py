@@ -200,6 +200,10 @@ class Engine(Legality):
             raise IllegalMove(rejection)
         return self._run(st, move, log)
 
+    def push_checked(self, st: State, move: Move, log: bool = True) -> list[Event]:
+        """Apply a move that `check` just found legal in this very state (not checked twice)."""
+        return self._run(st, move, log)
+
     def push_generated(self, st: State, move: Move) -> None:
         """Apply a move that `random_move` or `legal_moves` just produced for this very state,
         without logging: generation already checked every guard, so it is not checked twice."""

@@ -38,9 +38,10 @@ class Ctx:
         return ctx
 
 
-# What an event is: a change of cards, windows or turns ("effect"), a variable given a value ("set": the
-# rules' bookkeeping, shown to people only on request) or words the rules say to the players ("say").
-EVENT_KINDS = ("effect", "set", "say")
+# What an event is: a change of cards, windows or turns ("effect"), a card drawn ("draw", a random outcome a
+# game log gives), a variable given a value ("set": the rules' bookkeeping, shown to people only on request)
+# or words the rules say to the players ("say").
+EVENT_KINDS = ("effect", "draw", "set", "say")
 
 
 @dataclass(frozen=True)

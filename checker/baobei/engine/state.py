@@ -93,6 +93,15 @@ class Waiting:
         self.after_window = after_window
 
 
+class Chance(random.Random):
+    """Where a state's random outcomes come from when they are not the engine's own: shuffles and random
+    picks (the `random.Random` methods) and which card a draw from a face-down pile gives. A referee
+    replaying a game log subclasses it to take each outcome from the log."""
+
+    def before_draw(self, st: State, pile: list[int]) -> None:
+        """Called before the top card of a face-down pile is drawn; may arrange which card is on top."""
+
+
 class State:
     """Mutable game state; `copy()` gives an independent state (cheap: flat lists)."""
 
@@ -155,6 +164,10 @@ class State:
             rng.setstate(saved)
             self._rng_state = None
         return rng
+
+    def use_chance(self, chance: Chance) -> None:
+        """Take the random outcomes from here from now on (a copy of the state goes back to a generator)."""
+        self._rng, self._rng_state = chance, None
 
     def rng_state(self) -> tuple[Any, ...]:
         """The generator's state, as `random.Random.getstate` gives it (a tuple, never changed in place)."""

@@ -100,6 +100,12 @@ class Checker(ExprVisitor[None, Kinds]):
                     raise RulesError(halt.pos, f"halt {halt.name!r} allows {name!r}, which is no move")
         if rules.simultaneous is not None:
             self.visit(rules.simultaneous.order, {})
+        if rules.implicit is not None:
+            for name in rules.implicit.moves:
+                move = rules.moves.get(name)
+                if move is None or move.is_ability or move.params:
+                    raise RulesError(rules.implicit.pos, f"implicit {name!r}: only a move of the rules without "
+                                     "arguments can be left out of a log (a referee could not choose them)")
         for protect in rules.protects.values():
             self.visit(protect.when, {protect.owner: "player"})
 

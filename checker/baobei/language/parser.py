@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -22,17 +23,25 @@ from .paths import grammar_dir
 
 _PARA_NUM = re.compile(r"P(\d+)")
 
+# The most numbers one range may span: a paragraph range of a citation, the player counts of a table row.
+# Each number of a range is written out (expand_paras, a table's check for overlapping rows): 2..99999999999
+# would never end, or end out of memory.
+MAX_RANGE = 1_000
+
 
 @cache
 def grammar(name: str) -> Lark:
     """Load a grammar once per process (LALR, positions kept)."""
-    # "rules_expr" is the rules grammar entered at `expr`, for expressions written in scenarios.
-    file, start = ("rules", "expr") if name == "rules_expr" else (name, "start")
+    # "rules_expr" is the rules grammar entered at `expr`, for expressions written in scenarios;
+    # "FILE:RULE" enters a grammar at one of its rules (a game log's claims and table are scenario text).
+    file, _, start = name.partition(":")
+    if name == "rules_expr":
+        file, start = "rules", "expr"
     path = grammar_dir() / f"{file}.lark"
     # cache=True keeps the built LALR tables in a temporary file keyed by the grammar's text:
     # later processes skip the table construction (a quarter of a second for the rules grammar).
     return Lark(path.read_text(encoding="utf-8"), parser="lalr", propagate_positions=True,
-                maybe_placeholders=True, start=start, cache=True)
+                maybe_placeholders=True, start=start or "start", cache=True)
 
 
 # Terminals whose name means nothing to a user, spelled as what may be typed there.
@@ -185,8 +194,14 @@ class SourceBuilder(Transformer[Token, Any]):
         return expand_paras(list(items))
 
     def para(self, meta: Any, low: Token, minus: Token | None, high: Token | None) -> tuple[str, str | None]:
-        if high is not None and int(str(high)[1:]) <= int(str(low)[1:]):
-            raise self.error(self._p(meta), f"paragraph range {low}-{high} does not go up")
+        first = int(str(low)[1:])  # read here: a number too long to read is refused with its place (build)
+        if high is not None:
+            last = int(str(high)[1:])
+            if last <= first:
+                raise self.error(self._p(meta), f"paragraph range {low}-{high} does not go up")
+            if last - first >= MAX_RANGE:
+                raise self.error(self._p(meta), f"paragraph range {low}-{high} spans more than {MAX_RANGE} "
+                                 "paragraphs (the rulebook has about 200)")
         return (str(low), str(high) if high is not None else None)
 
 
@@ -222,7 +237,11 @@ class RulesBuilder(SourceBuilder):
         return s.DeckDecl(self._p(meta), unquote(title), cite, cards)
 
     def table_row(self, meta: Any, low: Token, high: Token | None, value: int) -> s.TableRow:
-        return s.TableRow(int(low), int(high) if high is not None else int(low), value)
+        row = s.TableRow(int(low), int(high) if high is not None else int(low), value)
+        if row.high - row.low >= MAX_RANGE:
+            raise self.error(self._p(meta), f"table row {row.low}..{row.high} spans more than {MAX_RANGE} "
+                             "player counts")
+        return row
 
     def table_decl(self, meta: Any, name: Token, title: Token, cite: s.Citation,
                    *rows: s.TableRow) -> s.TableDecl:
@@ -327,6 +346,10 @@ class RulesBuilder(SourceBuilder):
 
     def waiting_decl(self, meta: Any, text: Token, cite: s.Citation) -> s.WaitingDecl:
         return s.WaitingDecl(self._p(meta), unquote(text), cite)
+
+    def implicit_decl(self, meta: Any, *parts: Any) -> s.ImplicitDecl:
+        *names, text, cite = parts
+        return s.ImplicitDecl(self._p(meta), tuple(str(n) for n in names), unquote(text), cite)
 
     def no_choice_decl(self, meta: Any, text: Token, cite: s.Citation) -> s.NoChoiceDecl:
         return s.NoChoiceDecl(self._p(meta), unquote(text), cite)
@@ -527,13 +550,46 @@ def parse_rules_text(text: str, path: str) -> s.RulesFile:
     return s.RulesFile(path, build(tree, RulesBuilder(path)))
 
 
-def build(tree: Tree[Token], builder: Transformer[Token, Any]) -> Any:
+# The deepest nesting a file may have, in levels of its parse tree (the default rules reach 37; an expression in
+# parentheses takes five). The builder, the checker and the engine follow the tree recursively: a file nested
+# thousands deep (`((((...))))`, `not not not ...`) would exhaust Python's stack, so it is refused here.
+MAX_NESTING = 200
+
+
+def too_deep(tree: Tree[Token]) -> Tree[Token] | None:
+    """A node nested more than MAX_NESTING levels deep, if any (found without recursion)."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            return node
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
+    return None
+
+
+def build(tree: Tree[Token], builder: SourceBuilder) -> Any:
+    deep = too_deep(tree)
+    if deep is not None:
+        raise builder.error(pos_of(builder.path, deep.meta), f"nested too deeply (more than {MAX_NESTING} "
+                            "levels of the grammar); take parts out with `let` or `define`")
     try:
         return builder.transform(tree)
     except VisitError as err:
         if isinstance(err.orig_exc, SourceError):
             raise err.orig_exc from None
+        number = too_long_number(err)
+        if number is not None:
+            raise builder.error(pos_of(builder.path, number), f"a number of more than "
+                                f"{sys.get_int_max_str_digits()} digits is too long to read") from None
         raise
+
+
+def too_long_number(err: VisitError) -> Token | None:
+    """The number that int() refused in a builder: more digits than sys.get_int_max_str_digits() (4300)."""
+    if not isinstance(err.orig_exc, ValueError) or not isinstance(err.obj, Tree):
+        return None
+    limit = sys.get_int_max_str_digits()
+    return next((c for c in err.obj.children if isinstance(c, Token) and len(c.lstrip("-P")) > limit), None)
 
 
 def parse_rules_dir(directory: Path) -> list[s.RulesFile]:

@@ -61,6 +61,7 @@ class Ruleset:
     progress: dict[str, s.ProgressDecl] = field(default_factory=dict)
     waiting: s.WaitingDecl | None = None
     no_choice: s.NoChoiceDecl | None = None
+    implicit: s.ImplicitDecl | None = None
     piles: dict[str, s.PileDecl] = field(default_factory=dict)
     hand: s.HandDecl | None = None
     phases: s.PhasesDecl | None = None
@@ -109,7 +110,8 @@ class Ruleset:
         out += [("invariant", i.ident, i.cite, i.pos) for i in self.invariants.values()]
         out += [("progress", p.ident, p.cite, p.pos) for p in self.progress.values()]
         out += [("pile", p.name, p.cite, p.pos) for p in self.piles.values()]
-        for label, decl in (("waiting", self.waiting), ("no choice", self.no_choice), ("hand", self.hand),
+        for label, decl in (("waiting", self.waiting), ("no choice", self.no_choice), ("implicit", self.implicit),
+                            ("hand", self.hand),
                             ("phases", self.phases), ("window", self.window), ("simultaneous", self.simultaneous)):
             if decl is not None:
                 out.append((label, label, decl.cite, decl.pos))
@@ -221,6 +223,10 @@ def _add_fact(rules: Ruleset, decl: s.Decl) -> None:
         case s.NoChoiceDecl():
             _single(rules.no_choice, decl, "the rule for abilities without a legal choice")
             rules.no_choice = decl
+        case s.ImplicitDecl():
+            _single(rules.implicit, decl, "the moves a log may leave out")
+            _no_repeats(decl.moves, decl, "implicit move")
+            rules.implicit = decl
         case s.HaltDecl():
             _unique(rules.halts, decl.name, decl, "halt")  # type: ignore[arg-type]
             rules.halts[decl.name] = decl

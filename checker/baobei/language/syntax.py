@@ -481,6 +481,17 @@ class WaitingDecl:
 
 
 @dataclass(frozen=True)
+class ImplicitDecl:
+    """Moves that a game log may leave out (ending a turn, dealing the next round): a referee makes one,
+    by whoever may make it, when the next logged move is illegal without it and legal after it."""
+
+    pos: Pos = field(compare=False)
+    moves: tuple[str, ...]
+    text: str
+    cite: Citation
+
+
+@dataclass(frozen=True)
 class NoChoiceDecl:
     """What happens to a waiting ability that has no legal choice: it is dropped, with this rule."""
 
@@ -574,8 +585,8 @@ class ProtectDecl:
 
 
 Decl: TypeAlias = (PlayersDecl | DeckDecl | TableDecl | AssumptionDecl | VarDecl | DefineDecl | MoveDecl
-                   | RoutineDecl | InvariantDecl | ProgressDecl | WaitingDecl | NoChoiceDecl | PileDecl | HandDecl
-                   | PhasesDecl | WindowDecl | HaltDecl | SimultaneousDecl | MarkDecl | ProtectDecl)
+                   | RoutineDecl | InvariantDecl | ProgressDecl | WaitingDecl | NoChoiceDecl | ImplicitDecl | PileDecl
+                   | HandDecl | PhasesDecl | WindowDecl | HaltDecl | SimultaneousDecl | MarkDecl | ProtectDecl)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from ..engine.runtime import Event
 from ..engine.state import State
 from ..engine.table_view import render_table
 from ..language.errors import EngineError
+from ..referee.write import LogWriter
 
 Policy = Callable[[Engine, State, random.Random], "Move | None"]
 
@@ -114,12 +115,13 @@ def playthrough(eng: Engine, players: int, seed: int, rounds: int, cap: int = 50
 
 
 def lines_of_play(eng: Engine, players: int, seed: int, rounds: int, cap: int = 5000,
-                  turns: int | None = None, view: View = View()) -> Iterator[str]:
+                  turns: int | None = None, view: View = View(), writer: LogWriter | None = None) -> Iterator[str]:
     """`playthrough` line by line, so that what was played is shown before an error ends it. `cap` bounds
     the moves, `turns` the turns begun after the deal (a turn cap of the kind decision D9 leaves to
-    simulations); reaching either is said. `view` says who reads it."""
+    simulations); reaching either is said. `view` says who reads it. With a `writer` (made for the same
+    players and seed) the game is played on the writer's state and written as a game log too."""
     names = [f"p{i + 1}" for i in range(players)]
-    st, events = eng.new_match(names, seed)
+    st, events = (writer.st, writer.deal_events) if writer is not None else eng.new_match(names, seed)
     rng = random.Random(seed)
     yield from view.events(events, "") + view.table(eng, st)
     first, begun = st.round, st.turn
@@ -134,7 +136,7 @@ def lines_of_play(eng: Engine, players: int, seed: int, rounds: int, cap: int = 
             return
         yield f"> {view.move(eng, st, move)}"
         before, active = st.round, st.active
-        yield from view.events(eng.push(st, move)[1:], "  ")
+        yield from view.events((writer.move(move) if writer is not None else eng.push(st, move))[1:], "  ")
         if st.round != before or (view.viewer is not None and st.active == view.viewer != active):
             yield from view.table(eng, st)  # after a deal; for a player, also when their turn begins
     else:

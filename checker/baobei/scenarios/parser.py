@@ -10,7 +10,7 @@ from lark.exceptions import UnexpectedInput
 
 from ..language.errors import ScenarioError, caret_excerpt, read_source
 from ..language.parser import SourceBuilder, build, grammar, pos_of, syntax_error, unquote
-from ..language.source import Citation
+from ..language.source import Citation, Pos
 from . import syntax as sc
 
 SCENARIO_SUFFIX = ".scenario"
@@ -268,6 +268,31 @@ def parse_scenario_text(text: str, path: str) -> sc.Scenario:
     except UnexpectedInput as err:
         raise syntax_error(err, path, source, lark, ScenarioError, "scenario") from None
     result: sc.Scenario = build(tree, ScenarioBuilder(path, source))
+    return result
+
+
+def parse_claim(text: str, where: str) -> sc.Expect:
+    """One expectation of the scenario language on its own (a game log's claim, `alice.1 is SPECIES`)."""
+    lark = grammar("scenario:expectation")
+    try:
+        tree = lark.parse(text)
+    except UnexpectedInput as err:
+        raise syntax_error(err, where, text, lark, ScenarioError) from None
+    result: sc.Expect = build(tree, ScenarioBuilder(where, text))
+    return result
+
+
+def parse_table_lines(lines: list[str], where: str) -> sc.Table:
+    """A scenario's `table` block from its lines (a game log's initial table)."""
+    lark = grammar("scenario:setup")
+    source = "table\n" + "".join(line + "\n" for line in lines)
+    try:
+        tree = lark.parse(source)
+    except UnexpectedInput as err:
+        raise syntax_error(err, where, source, lark, ScenarioError) from None
+    result = build(tree, ScenarioBuilder(where, source))
+    if not isinstance(result, sc.Table):
+        raise ScenarioError(Pos(where, 1, 1), "expected the lines of a table")
     return result
 
 

@@ -1,0 +1,374 @@
+"""The referee: replay a game log against the rules and say where the first error is and which rule it breaks.
+
+Each line's move is checked with the engine's own legality (the rule a rejection cites is the
+verdict's rule), its random outcomes are taken from the log (outcomes.py), and its claims are
+checked as scenario expectations. A move the rules declare `implicit` (ending a turn, dealing)
+may be left out of the log: it is made when the next logged move needs it. With `keep_going`,
+the referee goes on after an error where the state allows: an illegal move or an impossible
+outcome is skipped (the state stays as it was before the line), a wrong claim is noted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..engine.engine import Engine
+from ..engine.move import Move
+from ..engine.notation import Literal, NotationError, build_move, literal_of, parse_move_text
+from ..engine.runtime import Event
+from ..engine.state import State
+from ..engine.table_view import render_table
+from ..language.errors import BaoError, EngineError, ScenarioError
+from ..language.source import Pos
+from ..scenarios import syntax as sc
+from ..scenarios.expectations import check_expectation
+from ..scenarios.parser import parse_claim, parse_table_lines
+from ..scenarios.setup import build_table, known_pile
+from .logfile import GameLog, Line, LogError
+from .outcomes import LoggedChance, OutcomeError, card_vars, exchange, matches
+
+# A logged move may need a few implicit steps before it: the end of the last turn, the next deal.
+DRAW_PILE = "draw_pile"  # the pile draws come from (the engine's draw statement draws from it)
+MAX_IMPLICIT = 3
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One error of the log: where, what was logged, the rule it breaks and why, and the table then."""
+
+    line: int
+    kind: str  # "illegal move", "impossible outcome" or "wrong claim"
+    move: str
+    rule: str
+    why: str
+    table: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "kind": self.kind, "move": self.move, "rule": self.rule, "why": self.why,
+                "table": list(self.table)}
+
+
+@dataclass
+class Verdict:
+    path: str
+    lines: int = 0
+    moves: int = 0
+    implicit: int = 0
+    claims: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def legal(self) -> bool:
+        return not self.findings
+
+    def to_json(self) -> dict[str, Any]:
+        return {"log": self.path, "verdict": "legal" if self.legal else "errors", "lines": self.lines,
+                "moves": self.moves, "implicit_moves": self.implicit, "claims": self.claims,
+                "errors": [f.to_json() for f in self.findings]}
+
+
+def rules_digest(rules_dir: Path) -> str:
+    """sha256 over the rules files (names and bytes, in name order): which rules a log was written for."""
+    digest = hashlib.sha256()
+    for path in sorted(rules_dir.glob("*.bao")):
+        digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    return f"sha256:{digest.hexdigest()}"
+
+
+class Referee:
+    def __init__(self, eng: Engine, log: GameLog, rules_dir: Path, keep_going: bool = False) -> None:
+        self.eng = eng
+        self.log = log
+        self.keep_going = keep_going
+        self.verdict = Verdict(log.path)
+        header = log.header
+        self.header_pos = Pos(log.path, 1, 1)
+        digest = header.get("rules", {}).get("digest")
+        if digest is not None and digest != rules_digest(rules_dir):
+            raise LogError(self.header_pos, f"the log was written for other rules ({digest}); these rules are "
+                           f"{rules_digest(rules_dir)} (--rules DIR names the rules directory)")
+        self.names: list[str] = list(header["players"])
+        view = header.get("view")
+        if view is not None and view not in self.names:
+            raise LogError(self.header_pos, f"view {view!r} is not one of the players: {', '.join(self.names)}")
+        self.viewer: int | None = None if view is None else self.names.index(view)
+        self.draw_pile = list(eng.rules.piles).index(DRAW_PILE) if DRAW_PILE in eng.rules.piles else 0
+        self.card_vars = card_vars(eng.rules)
+        self._begin()
+
+    @property
+    def st(self) -> State:
+        """The referee's state (the chance always works on the state the referee holds)."""
+        return self.chance.st
+
+    # ------------------------------------------------------------ the initial state
+    def _begin(self) -> None:
+        header = self.log.header
+        if "table" in header:
+            try:
+                st = build_table(self.eng, parse_table_lines(list(header["table"]), f"{self.log.path}:1 table"))
+            except ScenarioError as err:
+                raise LogError(self.header_pos, str(err)) from None
+            if list(st.names) != self.names:
+                raise LogError(self.header_pos, f"the table's players {', '.join(st.names)} are not the log's "
+                               f"players {', '.join(self.names)}")
+            self._chance(st)
+            return
+        try:
+            self.eng.check_player_count(len(self.names))
+        except BaoError as err:
+            raise LogError(self.header_pos, str(err)) from None
+        st = self.eng.blank_state(self.names, 0)
+        chance = self._chance(st)
+        deal = header["dealt"]
+        chance.expect([], [], list(deal.get("picks", [])))
+        chance.round = -1  # every draw of the deal is free: the deal says where the cards went
+        try:
+            self.eng.start_round(st, None)
+        except OutcomeError as err:
+            raise LogError(self.header_pos, f"the deal: {err}") from None
+        problem = self._pin_deal(st, deal) or chance.leftovers()
+        if problem:
+            raise LogError(self.header_pos, f"the deal: {problem}")
+
+    def _chance(self, st: State) -> LoggedChance:
+        chance = LoggedChance(st, self.eng.rules, self._free_for(st))
+        st.use_chance(chance)
+        self.chance = chance
+        return chance
+
+    def _free_for(self, st: State) -> Callable[[int], bool]:
+        """Which cards a logged draw may be exchanged with (see outcomes.py): nobody the log speaks for
+        can tell them apart."""
+        if self.viewer is not None:
+            viewer = self.viewer
+            return lambda c: not self.st.known[c] >> viewer & 1
+        return lambda c: self.st.known[c] == 0 and c in self.st.piles[self.draw_pile]
+
+    def _pin_deal(self, st: State, deal: dict[str, Any]) -> str | None:
+        """Make the dealt cards the log's: exchange each with a card of the logged species not yet placed.
+        Any arrangement of a freshly shuffled deck is a possible deal."""
+        places: list[tuple[str, list[Any], list[str | None]]] = []
+        for name, cards in deal.get("tableaux", {}).items():
+            if name not in st.names:
+                return f"{name} is not one of the players"
+            places.append((f"{name}'s tableau", st.tableaux[st.names.index(name)], list(cards)))
+        for name, cards in deal.get("piles", {}).items():
+            try:
+                places.append((name, st.piles[known_pile(self.eng, name, self.header_pos)], list(cards)))
+            except ScenarioError as err:
+                return str(err)
+        pinned: set[int] = set()
+        for where, row, cards in places:
+            if len(row) != len(cards):
+                return f"the rules deal {len(row)} card(s) to {where}, the log names {len(cards)}"
+            for i, want in enumerate(cards):
+                card = row[i]  # read now: an earlier exchange may have changed it
+                if card is None or want is None:
+                    continue
+                target = card if matches(st, card, want) and card not in pinned else self._unplaced(st, want, pinned)
+                if target is None:
+                    return f"the log deals more {want} than the deck holds"
+                exchange(st, card, target, self.card_vars)
+                pinned.add(target)
+        return None
+
+    @staticmethod
+    def _unplaced(st: State, want: str, pinned: set[int]) -> int | None:
+        return next((c for c in range(len(st.known)) if matches(st, c, want) and c not in pinned
+                     and c not in st.box), None)
+
+    # ------------------------------------------------------------ replay
+    def run(self) -> Verdict:
+        for line in self.log.lines:
+            self.verdict.lines += 1
+            found = self._line(line)
+            if found is not None:
+                self.verdict.findings.append(found)
+                if not self.keep_going:
+                    break
+        return self.verdict
+
+    def _line(self, line: Line) -> Finding | None:
+        data = line.data
+        events: list[Event] = []
+        text = ""
+        if "move" in data:
+            move = self._move(line)
+            text = self.eng.describe(self.st, move)
+            result = self._play(line, move, events)
+            if result is not None:
+                return result
+        return self._claims(line, text, events)
+
+    def _move(self, line: Line) -> Move:
+        raw = line.data["move"]
+        try:
+            if isinstance(raw, str):
+                return parse_move_text(self.eng.rules.moves, self.st, raw)
+            args: list[tuple[str | None, Literal]] = [(k, _literal(v)) for k, v in raw.get("args", {}).items()]
+            return build_move(self.eng.rules.moves, self.st, raw["player"], raw["name"], args)
+        except NotationError as err:
+            raise LogError(Pos(self.log.path, line.number, 1), f"move: {err}") from None
+
+    def _play(self, line: Line, move: Move, events: list[Event]) -> Finding | None:
+        """Apply the line's move with its outcomes; on an error the state is as before the line."""
+        before = self.st.copy()
+        data = line.data
+        finding = self._reveal(line, move)
+        if finding is None:
+            self.chance.expect(data.get("draws", []), data.get("shuffles", []), data.get("picks", []))
+            self.chance.round = self.st.round
+            finding = self._apply(line, move, events)
+        if finding is None:
+            problem = self.chance.leftovers()
+            if problem is not None:
+                finding = self._finding(line, "impossible outcome", move, "", problem, before)
+        if finding is not None:
+            self._restore(before)
+            return finding
+        self.verdict.moves += 1
+        return None
+
+    def _apply(self, line: Line, move: Move, events: list[Event]) -> Finding | None:
+        rejection = self.eng.check(self.st, move)
+        if rejection is not None and not self._implicit_steps(line, move, events):
+            return Finding(line.number, "illegal move", rejection.move, str(rejection.cite), rejection.reason,
+                           tuple(render_table(self.eng, self.st)))
+        try:
+            round_before = self.st.round
+            events += self.eng.push_checked(self.st, move, log=self._wants_events(line))
+            if self.st.round != round_before:
+                problem = self._pin_new_deal(line)
+                if problem:
+                    return self._finding(line, "impossible outcome", move, "", problem, self.st)
+        except OutcomeError as err:
+            return self._finding(line, "impossible outcome", move, str(self.eng.rules.moves[move.name].cite),
+                                 str(err), self.st)
+        except EngineError as err:
+            return self._finding(line, "illegal move", move, str(self.eng.rules.moves[move.name].cite),
+                                 f"the rules cannot carry it out: {err}", self.st)
+        return None
+
+    def _implicit_steps(self, line: Line, move: Move, events: list[Event]) -> bool:
+        """Make the rules' implicit moves until the logged move is legal; False (state restored) when it
+        never becomes legal."""
+        decl = self.eng.rules.implicit
+        if decl is None:
+            return False
+        before, made = self.st.copy(), 0
+        try:
+            for _ in range(MAX_IMPLICIT):
+                step = self._implicit_step(decl.moves)
+                if step is None:
+                    break
+                round_before = self.st.round
+                events += self.eng.push_checked(self.st, step, log=self._wants_events(line))
+                made += 1
+                if self.st.round != round_before and self._pin_new_deal(line):
+                    break
+                if self.eng.check(self.st, move) is None:
+                    self.verdict.implicit += made
+                    return True
+        except OutcomeError:
+            pass
+        self._restore(before)
+        return False
+
+    def _implicit_step(self, names: tuple[str, ...]) -> Move | None:
+        st = self.st
+        seats = st.seats_from(st.active) if st.names else []
+        for name in names:
+            for p in seats:
+                step = Move(p, name, ())
+                if self.eng.check(st, step) is None:
+                    return step
+        return None
+
+    def _pin_new_deal(self, line: Line) -> str | None:
+        deal = line.data.get("dealt")
+        if deal is None:
+            if self.viewer is None:
+                return "the move deals a new round, but the line does not say the deal (`dealt`)"
+            return None
+        return self._pin_deal(self.st, deal)
+
+    def _reveal(self, line: Line, move: Move) -> Finding | None:
+        """A player's view names the cards a move shows that player: make the state hold them."""
+        for place, want in line.data.get("reveals", {}).items():
+            owner, _, number = place.partition(".")
+            if owner not in self.st.names:
+                raise LogError(Pos(self.log.path, line.number, 1), f"reveals: unknown player {owner!r}")
+            seat = self.st.names.index(owner)
+            hand = self.st.hands[seat]
+            card = (hand[-1] if hand else None) if number == "hand" else self.st.card_at((seat, int(number)))
+            if card is None:
+                return self._finding(line, "wrong claim", move, "", f"the log reveals {want} on {place}, which "
+                                     "is empty", self.st)
+            if matches(self.st, card, want):
+                continue
+            known = self.viewer is None or self.st.known[card] >> self.viewer & 1
+            other = None if known else next((c for c in range(len(self.st.known)) if matches(self.st, c, want)
+                                             and self.chance.free(c) and c not in self.st.box), None)
+            if other is None:
+                who = "the log" if self.viewer is None else self.st.names[self.viewer]
+                return self._finding(line, "wrong claim", move, "", f"the log reveals {want} on {place}, but "
+                                     f"{who} knows it is {self.st.facts.label(card)}" if known else
+                                     f"the log reveals {want} on {place}, but no such card can be there", self.st)
+            exchange(self.st, card, other, self.card_vars)
+        return None
+
+    @staticmethod
+    def _wants_events(line: Line) -> bool:
+        """Whether the line's claims read the move's events (`said`): only then are they written."""
+        return any(claim.lstrip().startswith("said") for claim in line.data.get("claims", []))
+
+    def _claims(self, line: Line, text: str, events: list[Event]) -> Finding | None:
+        for i, claim in enumerate(line.data.get("claims", []), 1):
+            try:
+                x = _claim(claim)
+                if x.kind == "said":
+                    said = [e.text for e in events if e.kind == "say"]
+                    message = None if x.args[0] in said else f"the rules said {said or 'nothing'}"
+                else:
+                    message = check_expectation(self.eng, self.st, x)
+            except ScenarioError as err:
+                raise LogError(Pos(self.log.path, line.number, 1), f"claim {i} {claim!r}: {err}") from None
+            self.verdict.claims += 1
+            if message is not None:
+                return Finding(line.number, "wrong claim", text, "", f"{claim}: {message}",
+                               tuple(render_table(self.eng, self.st)))
+        return None
+
+    # ------------------------------------------------------------ helpers
+    def _restore(self, before: State) -> None:
+        before.use_chance(self.chance)
+        self.chance.st = before
+
+    def _finding(self, line: Line, kind: str, move: Move, rule: str, why: str, st: State) -> Finding:
+        return Finding(line.number, kind, self.eng.describe(st, move), rule, why, tuple(render_table(self.eng, st)))
+
+
+@lru_cache(maxsize=65536)
+def _claim(text: str) -> sc.Expect:
+    """A claim's expectation, parsed once per text: a log repeats its claims (`phase turn`) many times."""
+    return parse_claim(text, "claim")
+
+
+def _literal(value: object) -> Literal:
+    if value is None:
+        return ("none", None)
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int):
+        return ("int", value)
+    return literal_of(str(value))
+
+
+def referee(eng: Engine, log: GameLog, rules_dir: Path, keep_going: bool = False) -> Verdict:
+    return Referee(eng, log, rules_dir, keep_going).run()

@@ -1,0 +1,169 @@
+"""Random outcomes taken from a game log: draws, shuffles and random picks.
+
+The implementation's shuffles are not ours, so the referee never shuffles: each outcome the log
+names is checked to be possible and then used. A card of a face-down pile nobody can follow may
+be any of them, so making the logged card the drawn one is exchanging it with the top card; a
+shuffle's logged order must be exactly the cards shuffled; a pick must be one of the choices.
+
+Exchanging two cards (`exchange`) swaps everything that belongs to the place a card lies on:
+who knows it and its marks stay with the place. It is the referee's only way to make its state
+agree with the log, and it is used only between cards that nobody the log speaks for can tell
+apart: for a full log, face-down cards of the draw pile that nobody knows; for a player's view,
+any card that player does not know.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, MutableSequence, Sequence
+from typing import Any
+
+from ..engine.state import Chance, State, Waiting
+from ..language.errors import BaoError
+from ..language.ruleset import Ruleset
+
+
+class OutcomeError(BaoError):
+    """A random outcome of the log that the state does not allow (the card is not in the pile, ...)."""
+
+
+def matches(st: State, card: int, wanted: str) -> bool:
+    """Whether the card is the one the log names: by label (`Species#3`) or by its species alone."""
+    return st.facts.label(card) == wanted or st.facts.species[card] == wanted
+
+
+def card_vars(rules: Ruleset) -> list[str]:
+    """The rules' variables that hold cards: an exchange of two cards updates them too."""
+    return [v.name for v in rules.variables.values() if v.type in ("card", "cards")]
+
+
+def exchange(st: State, a: int, b: int, names: Iterable[str]) -> None:
+    """Swap cards a and b everywhere: their places, and what belongs to a place (who knows the card
+    there, its marks, a window on it, an ability waiting on it, a variable naming it)."""
+    if a == b:
+        return
+
+    def swap(value: Any) -> Any:
+        return b if value == a else a if value == b else value
+
+    containers: list[MutableSequence[Any]] = [*st.tableaux, *st.piles, *st.hands, st.box]
+    for items in containers:
+        for i, value in enumerate(items):
+            if value in (a, b):
+                items[i] = swap(value)
+    st.known[a], st.known[b] = st.known[b], st.known[a]
+    st.marks[a], st.marks[b] = st.marks[b], st.marks[a]
+    for window in st.windows:
+        window.ref = swap(window.ref)
+    st.waiting = [Waiting(w.ability, swap(w.card), w.owner, w.args, w.after_window) for w in st.waiting]
+    for name in names:
+        if name in st.vars:
+            st.vars[name] = _swapped(st.vars[name], swap)
+        if name in st.pvars:
+            st.pvars[name] = [_swapped(v, swap) for v in st.pvars[name]]
+
+
+def _swapped(value: Any, swap: Callable[[Any], Any]) -> Any:
+    if isinstance(value, (list, tuple)):
+        return type(value)(swap(v) for v in value)
+    return swap(value)
+
+
+class LoggedChance(Chance):
+    """The random outcomes of one logged move, in the order the move produces them.
+
+    `free(card)` says which cards may be exchanged to make a logged draw come true (see the module).
+    Outcomes the move did not use are reported by `leftovers` after it."""
+
+    def __init__(self, st: State, rules: Ruleset, free: Callable[[int], bool]) -> None:
+        super().__init__(0)
+        self.st = st
+        self.free = free
+        self.card_vars = card_vars(rules)
+        self.draws: deque[str | None] = deque()
+        self.shuffles: deque[list[str]] = deque()
+        self.picks: deque[str] = deque()
+        self.drawn = 0
+        # The round the logged move began in: a draw in a newer round is part of its deal, which the log
+        # gives as a whole (`deal`), not draw by draw.
+        self.round = st.round
+
+    def expect(self, draws: Sequence[str | None], shuffles: Sequence[list[str]], picks: Sequence[str]) -> None:
+        self.draws, self.shuffles, self.picks = deque(draws), deque(shuffles), deque(picks)
+        self.drawn = 0
+
+    def leftovers(self) -> str | None:
+        unused = [(len(self.draws), "draw"), (len(self.shuffles), "shuffle"), (len(self.picks), "pick")]
+        named = [f"{n} {what}{'' if n == 1 else 's'}" for n, what in unused if n]
+        if not named:
+            return None
+        return f"the log names {', '.join(named)} more than the move made (it made {self.drawn} draw(s))"
+
+    # ------------------------------------------------------------ draws
+    def before_draw(self, st: State, pile: list[int]) -> None:
+        if st.round != self.round:
+            return
+        self.drawn += 1
+        if not self.draws:
+            raise OutcomeError(f"the move draws a card (draw {self.drawn}) that the log does not name; "
+                               "list every draw of the move in `draws` (null for a card not seen)")
+        wanted = self.draws.popleft()
+        if wanted is None or matches(st, pile[-1], wanted):
+            return
+        top = pile[-1]
+        if not self.free(top):
+            raise OutcomeError(f"the log says the draw gave {wanted}, but the top card of the draw pile is known "
+                               f"to be {st.facts.label(top)}")
+        found = self._candidate(st, pile, wanted)
+        if found is None:
+            raise OutcomeError(f"the log says the draw gave {wanted}, but no {wanted} can be in the draw pile "
+                               f"({len(pile)} cards there)")
+        exchange(st, top, found, self.card_vars)
+
+    def _candidate(self, st: State, pile: list[int], wanted: str) -> int | None:
+        exact = st.facts.by_label.get(wanted)
+        if exact is not None:  # a label names one card: no search (a log written by `play --log`)
+            return exact if self.free(exact) and exact not in st.box else None
+        in_pile = [c for c in pile if matches(st, c, wanted) and self.free(c)]
+        if in_pile:
+            return in_pile[-1]
+        anywhere = [c for c in range(len(st.known)) if matches(st, c, wanted) and self.free(c) and c not in st.box]
+        return anywhere[-1] if anywhere else None
+
+    # ------------------------------------------------------------ shuffles and picks
+    def shuffle(self, x: MutableSequence[Any], random: Any = None) -> None:
+        if not self.shuffles:
+            return  # any order: every draw from the pile is named by the log
+        order = self.shuffles.popleft()
+        rest = list(x)
+        ordered: list[int] = []
+        for wanted in order:
+            card = next((c for c in rest if self.st.facts.label(c) == wanted), None)
+            if card is None:
+                card = next((c for c in rest if matches(self.st, c, wanted)), None)
+            if card is None:
+                raise OutcomeError(f"the log's shuffled pile names {wanted}, which is not among the "
+                                   f"{len(x)} cards shuffled")
+            rest.remove(card)
+            ordered.append(card)
+        if rest:
+            raise OutcomeError(f"the log's shuffled pile leaves out {len(rest)} of the {len(x)} cards shuffled")
+        x[:] = list(reversed(ordered))  # the log lists the top first; a pile's top is its end
+
+    def choice(self, seq: Any) -> Any:
+        if not self.picks:
+            raise OutcomeError("the rules pick at random here, but the log names no pick (`picks`)")
+        wanted = self.picks.popleft()
+        for item in seq:
+            if self._names(item, wanted):
+                return item
+        raise OutcomeError(f"the log picks {wanted!r}, which is not one of the {len(seq)} choices")
+
+    def _names(self, item: Any, wanted: str) -> bool:
+        st = self.st
+        if isinstance(item, int) and wanted in st.names and st.names.index(wanted) == item:
+            return True
+        if isinstance(item, int) and 0 <= item < len(st.known) and wanted not in st.names:
+            return matches(st, item, wanted)
+        return str(item) == wanted
+

@@ -383,3 +383,20 @@ def test_play_stops_at_a_turn_cap_and_says_so(capsys: Capture) -> None:
     assert lines[-1] == "stopped after 2 turns (--max-turns): the rules set no limit to a round"
     begun = [line for line in lines if "'s turn begins" in line]
     assert len(begun) == 3  # the starting player's turn from the deal, then two more
+
+
+def test_explain_draws_pictures_and_shows_the_source(tmp_path: Path, capsys: Capture) -> None:
+    scenario = default_scenarios_dir() / "pluck" / "offensive_gift.scenario"
+    assert main(["explain", str(scenario), "--svg", str(tmp_path / "svg"), "--source"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# An offensive pluck")  # the source first (plain: not a terminal)
+    pictures = sorted(p.name for p in (tmp_path / "svg").iterdir())
+    assert "offensive_gift-step27-before.svg" in pictures and len(pictures) % 2 == 0
+    assert f"wrote {len(pictures)} pictures" in out
+
+
+def test_docs_site_into_a_file_is_bad_input(tmp_path: Path, capsys: Capture) -> None:
+    target = tmp_path / "site.txt"
+    target.write_text("x", encoding="utf-8")
+    assert main(["docs", "--site", str(target)]) == 2
+    assert "is a file" in capsys.readouterr().err

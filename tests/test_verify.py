@@ -119,13 +119,6 @@ def test_the_rules_declare_the_issues_invariants() -> None:
         assert inv.text and inv.cite.section and inv.cite.paras, inv.ident
 
 
-def test_verify_is_fast_enough(default_run: tuple[int, str, str]) -> None:
-    _, out, _ = default_run
-    total = re.search(r" in (\d+\.\d+)s$", out, re.M)
-    assert total is not None
-    assert float(total[1]) < 10.0
-
-
 def test_check_does_not_import_z3() -> None:
     probe = subprocess.run([sys.executable, "-X", "importtime", "-c", "import baobei.cli"],
                            capture_output=True, text=True, check=True)

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .language.errors import BaoError, ScenarioError, SourceError, read_source, write_output
-from .language.paths import default_rules_dir, default_scenarios_dir
-from .language.terminal import emit, progress, table
+from .language.paths import PROJECT_ROOT, default_rules_dir, default_scenarios_dir
+from .language.terminal import emit, is_terminal, progress, table
 from .language.text import plural
 
 if TYPE_CHECKING:
@@ -127,6 +127,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
     eng = engine_for(_rules_dir(args))
     scenario = parse_scenario_file(Path(args.file))
     result = run_scenario(scenario, eng, snapshots=True)
+    if args.source:
+        from .docs.lexers import highlight_terminal
+
+        source = read_source(Path(args.file), ScenarioError)
+        print(highlight_terminal(source, "scenario") if is_terminal() else source)
     print(f"{scenario.title}  ({', '.join(str(c) for c in scenario.cites)})")
     for entry in result.trace:
         print(f"\nline {entry.pos.line}: {entry.text}")
@@ -135,6 +140,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
             print(f"        by {event.rule} {event.cite}")
         for row in entry.table:
             print(f"  | {row}")
+    if args.svg:
+        from .docs.pictures import write_step_pictures
+
+        written = write_step_pictures(eng, result, Path(args.svg), Path(args.file).stem)
+        print(f"\nwrote {plural(len(written), 'picture')} of the table before and after each move to {args.svg}")
     if result.failure is not None:
         print(f"\nFAILED at {result.failure.pos}: {result.failure.message}")
         return EXIT_FAIL
@@ -334,7 +344,23 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_docs(args: argparse.Namespace) -> int:
     from .docs.generate import run_docs
 
+    if args.site:
+        return build_site(args)
     return run_docs(args)
+
+
+def build_site(args: argparse.Namespace) -> int:
+    from .docs.generate import Project
+    from .docs.site import build_site as build
+
+    out = Path(args.site)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--site {out}: is a file; it names the directory the site is built into")
+    report = build(Project.at(PROJECT_ROOT, _rules_dir(args)), out)
+    emit(f"built the site in {report.out}: {plural(report.pages, 'page')}, {plural(report.pictures, 'picture')}, "
+         f"{report.size / 1e6:.1f} MB in {report.seconds:.1f}s; open {report.out / 'index.html'} (search needs a "
+         f"web server: python -m http.server -d {report.out})", "pass")
+    return EXIT_OK
 
 
 def at_least(minimum: int) -> Callable[[str], int]:
@@ -394,6 +420,10 @@ def build_parser() -> argparse.ArgumentParser:
                            help="one line per failing scenario (place and reason) instead of its trace")
         elif name == "explain":
             p.add_argument("file", help="the scenario file to replay and explain")
+            p.add_argument("--svg", metavar="DIR",
+                           help="also draw the table before and after every move as SVG pictures into DIR")
+            p.add_argument("--source", action="store_true",
+                           help="first show the scenario's source, highlighted on a terminal")
         elif name == "rules":
             p.add_argument("-v", "--verbose", action="store_true",
                            help="also list every cited rule with its citation and place")
@@ -453,6 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
         elif name == "docs":
             p.add_argument("--check", action="store_true", help="exit 1 when a generated file differs")
             p.add_argument("--out", metavar="DIR", default=None, help="output directory (default: docs/)")
+            p.add_argument("--site", metavar="DIR",
+                           help="build the docs as a static website (mkdocs-material, offline) into DIR instead")
             p.add_argument("--no-proofs", action="store_true",
                            help="leave out docs/invariants.md, whose proofs take about 40 s")
     return parser

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,6 +85,10 @@ def _qa(texts: dict[str, str], index: int) -> list[str]:
     return [f"- **{LABELS[lang][index]}:** {texts.get(lang) or '(' + LABELS[lang][2] + ')'}" for lang in LANGUAGES]
 
 
+# How an answer's proof is shown: the scenario's decisive steps, as lines of Markdown.
+ProofFn = Callable[[Index, Links, ScenarioDoc], list[str]]
+
+
 def _proof(index: Index, links: Links, doc: ScenarioDoc) -> list[str]:
     shots, more = decisive(doc)
     lines = [f"Decisive steps of {links.scenario(doc)} ({_cites(doc)}):", "", "```text"]
@@ -95,12 +100,12 @@ def _proof(index: Index, links: Links, doc: ScenarioDoc) -> list[str]:
     return lines
 
 
-def _answered(index: Index, links: Links, status: FaqStatus) -> list[str]:
+def _answered(index: Index, links: Links, status: FaqStatus, proof: ProofFn) -> list[str]:
     """Every proving scenario's own answer is published, each with its proof (so editing any shows)."""
     lines: list[str] = []
     for doc in status.proofs:
         lines += ["", *_qa(doc.scenario.answers, 1), "", f"Proved by {links.scenario(doc)}.", "",
-                  *_proof(index, links, doc)]
+                  *proof(index, links, doc)]
     return lines
 
 
@@ -120,10 +125,10 @@ def _pending(index: Index, links: Links, status: FaqStatus) -> list[str]:
     return lines
 
 
-def _faq_item(index: Index, links: Links, status: FaqStatus) -> list[str]:
+def _faq_item(index: Index, links: Links, status: FaqStatus, proof: ProofFn) -> list[str]:
     item = status.item
     lines = [f"### [{item.para}] {item.question['en']}", "", *_qa(item.question, 0)]
-    lines += _answered(index, links, status) if status.answered else _pending(index, links, status)
+    lines += _answered(index, links, status, proof) if status.answered else _pending(index, links, status)
     late = [a for a in item.also if not index.encoded(a)]
     if late:
         lines += ["", "Part of the answer also depends on " + ", ".join(_label(index.book, a) for a in late)
@@ -131,11 +136,11 @@ def _faq_item(index: Index, links: Links, status: FaqStatus) -> list[str]:
     return [*lines, ""]
 
 
-def _clarification(index: Index, links: Links, doc: ScenarioDoc) -> list[str]:
+def _clarification(index: Index, links: Links, doc: ScenarioDoc, proof: ProofFn) -> list[str]:
     scen = doc.scenario
     heading = scen.questions.get("en") or scen.title
     lines = [f"### {heading}", "", f"Cites {_cites(doc)}.", "", *_qa(scen.questions, 0), "", *_qa(scen.answers, 1)]
-    lines += ["", f"Proved by {links.scenario(doc)}.", "", *_proof(index, links, doc), ""]
+    lines += ["", f"Proved by {links.scenario(doc)}.", "", *proof(index, links, doc), ""]
     return lines
 
 
@@ -146,15 +151,18 @@ def _home(index: Index, doc: ScenarioDoc) -> str:
     return (proper or known or [""])[0]
 
 
-def render_faq(index: Index, links: Links) -> str:
+def render_faq(index: Index, links: Links, proof: ProofFn | None = None) -> str:
+    """docs/FAQ.md; `proof` shows an answer's decisive steps (text pictures of the table by default; the
+    docs site draws them)."""
+    proof = proof or _proof
     statuses = faq_status(index)
     faq_paras = {st.item.para for st in statuses}
     clarifications = [d for d in index.scenarios if d.has_faq and not set(d.scenario.faq) & faq_paras]
     groups: dict[str, list[list[str]]] = {}
     for st in statuses:
-        groups.setdefault(st.item.section, []).append(_faq_item(index, links, st))
+        groups.setdefault(st.item.section, []).append(_faq_item(index, links, st, proof))
     for doc in clarifications:
-        groups.setdefault(_home(index, doc), []).append(_clarification(index, links, doc))
+        groups.setdefault(_home(index, doc), []).append(_clarification(index, links, doc, proof))
     answered = sum(st.answered for st in statuses)
     first, last = (statuses[0].item.para, statuses[-1].item.para) if statuses else ("", "")
     lines = ["# BAO BEI — FAQ", "", GENERATED, "",

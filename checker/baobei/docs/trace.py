@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..engine.state import State
 from ..language import syntax as s
 from ..scenarios import syntax as sc
 from ..scenarios.runner import TraceEntry
@@ -70,6 +71,8 @@ class Shot:
     cites: list[s.Citation]
     checked: list[str] = field(default_factory=list)
     marked: bool = False  # the scenario marks the step `decisive`
+    before_state: State | None = None  # copies of the states (replays with snapshots), for pictures
+    after_state: State | None = None
 
     def render(self, previous: Shot | None = None) -> list[str]:
         lines = [f"line {self.line}: {self.text}"]
@@ -93,14 +96,17 @@ def _events(entry: TraceEntry) -> list[str]:
     return [f"{e.text}  ({e.rule}, {format_cite(e.cite)})" for e in entry.events if e.text != entry.text]
 
 
-def _simultaneous(group: sc.Simultaneous, entry: TraceEntry, before: list[str], shot: Shot | None) -> Shot:
+def _simultaneous(group: sc.Simultaneous, entry: TraceEntry, before: list[str], shot: Shot | None,
+                  state: State | None = None) -> Shot:
     """Calls made at one moment form one step: each call's outcome in the order they were replayed."""
     if shot is None:
         calls = ", ".join(f"{c.player} {c.move}" for c in group.calls)
-        shot = Shot("move", group.pos.line, f"simultaneous: {calls}", before, [], before, [])
+        shot = Shot("move", group.pos.line, f"simultaneous: {calls}", before, [], before, [],
+                    before_state=state, after_state=state)
     if entry.table:  # a legal call: its effects and the table after it
         shot.events += [f"{entry.text}:", *(f"  {e}" for e in _events(entry))]
         shot.after = entry.table
+        shot.after_state = entry.state
         shot.cites += [e.cite for e in entry.events]
     else:  # no longer legal when its turn came (the reference was used): rejected
         shot.events.append(compact_text(entry.text))
@@ -116,9 +122,10 @@ def shots(doc: ScenarioDoc) -> tuple[Shot | None, list[Shot]]:
     if not trace:
         return None, []
     table = trace[0].table
+    state = trace[0].state
     deal = doc.scenario.setup
     text = f"deal seed {deal.seed} players {' '.join(deal.players)}" if isinstance(deal, sc.Deal) else "table"
-    setup = Shot("setup", trace[0].pos.line, text, [], [], table, [])
+    setup = Shot("setup", trace[0].pos.line, text, [], [], table, [], after_state=state)
     out: list[Shot] = []
     for entry in trace[1:]:
         line = entry.pos.line
@@ -126,17 +133,18 @@ def shots(doc: ScenarioDoc) -> tuple[Shot | None, list[Shot]]:
         if line in groups:
             group = groups[line]
             current = out[-1] if out and out[-1].line == group.pos.line else None
-            shot = _simultaneous(group, entry, table, current)
+            shot = _simultaneous(group, entry, table, current, state)
             if current is None:
                 out.append(shot)
-            table = shot.after
+            table, state = shot.after, shot.after_state
         elif isinstance(step, sc.DoMove):
             out.append(Shot("move", line, entry.text, table, _events(entry), entry.table,
-                            [e.cite for e in entry.events], marked=step.decisive))
-            table = entry.table
+                            [e.cite for e in entry.events], marked=step.decisive,
+                            before_state=state, after_state=entry.state))
+            table, state = entry.table, entry.state
         elif isinstance(step, sc.Reject):
             out.append(Shot("reject", line, compact_text(entry.text), table, [], table, [step.cite],
-                            marked=step.decisive))
+                            marked=step.decisive, before_state=state, after_state=state))
         elif isinstance(step, sc.Expect):
             (out[-1] if out else setup).checked.append(entry.text.removeprefix("expect "))
     return setup, out

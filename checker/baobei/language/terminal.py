@@ -10,6 +10,7 @@ a citation's square brackets are part of the rules' words.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
@@ -58,15 +59,33 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1])
 
 
+# A run shorter than this shows no progress bar: it would only flicker.
+PROGRESS_DELAY = 1.0
+
+
 @contextmanager
-def progress(description: str, total: int) -> Iterator[Callable[[int], None]]:
-    """A progress bar over `total` steps on a terminal, nothing elsewhere; yields `advance(steps)`.
-    The bar goes away when the run ends, so that only the results stay on the screen."""
+def progress(description: str, total: int, delay: float = PROGRESS_DELAY) -> Iterator[Callable[[int], None]]:
+    """A progress bar over `total` steps on a terminal once the run has taken `delay` seconds, nothing
+    elsewhere; yields `advance(steps)`. The bar goes away when the run ends, so that only the results stay."""
     console = _console(True)
     if not console.is_terminal:
         yield lambda steps: None
         return
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task(description, total=total)
-        yield lambda steps: bar.advance(task, steps)
+    bar = Progress(*columns, console=console, transient=True)
+    task = bar.add_task(description, total=total)
+    began = time.monotonic()
+    shown = False
+
+    def advance(steps: int) -> None:
+        nonlocal shown
+        bar.advance(task, steps)
+        if not shown and time.monotonic() - began >= delay:
+            bar.start()
+            shown = True
+
+    try:
+        yield advance
+    finally:
+        if shown:
+            bar.stop()

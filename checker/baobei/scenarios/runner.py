@@ -44,6 +44,7 @@ class TraceEntry:
     text: str
     events: list[Event] = field(default_factory=list)
     table: list[str] = field(default_factory=list)
+    state: State | None = None  # with snapshots: a copy of the state after the step (pictures of the table)
 
 
 @dataclass
@@ -114,6 +115,8 @@ class Replay:
         else:
             st = build_table(self.eng, setup)
         entry.table = render_table(self.eng, st)
+        if self.snapshots:
+            entry.state = st.copy()
         self.trace.append(entry)
         return st
 
@@ -166,6 +169,7 @@ class Replay:
         entry = TraceEntry(pos, text, events)
         if self.snapshots:
             entry.table = render_table(self.eng, self.st)
+            entry.state = self.st.copy()
         self.trace.append(entry)
         broken = check_move(self.eng, before, move, self.st)
         return None if broken is None else Failure(pos, text, broken)

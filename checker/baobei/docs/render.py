@@ -43,7 +43,11 @@ class Links:
         if pos == s.NOWHERE or not pos.file:
             return "built in"
         path = Path(pos.file)
-        return f"[{self.shown(path)}:{pos.line}]({self.href(path)}#L{pos.line})"
+        return f"[{self.shown(path)}:{pos.line}]({self.line_href(path, pos.line)})"
+
+    def line_href(self, path: Path, line: int) -> str:
+        """Where a line of a rules file is shown: the file itself (a code host shows #L lines)."""
+        return f"{self.href(path)}#L{line}"
 
     def scenario(self, doc: ScenarioDoc) -> str:
         return f"[{doc.scenario.title}]({self.href(doc.path)})"

@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..language import syntax as s
 from ..language.errors import BaoError
 from ..scenarios.runner import engine_for
 from .generate import Project, Replays, build, replay_all
@@ -45,11 +44,8 @@ def slug(text: str) -> str:
 class SiteLinks(Links):
     """Links from the site's top pages: a rules file is its source page, a scenario its own page."""
 
-    def source(self, pos: s.Pos) -> str:
-        if pos == s.NOWHERE or not pos.file:
-            return "built in"
-        path = Path(pos.file)
-        return f"[{self.shown(path)}:{pos.line}](source/{path.stem}.md#__codelineno-0-{pos.line})"
+    def line_href(self, path: Path, line: int) -> str:
+        return f"source/{path.stem}.md#__codelineno-0-{line}"  # the anchors of the highlighted source page
 
     def scenario(self, doc: ScenarioDoc) -> str:
         return f"[{doc.scenario.title}](scenarios/{scenario_page(doc)})"

@@ -317,7 +317,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
     eng = engine_for(rules_dir)
     verdict = referee(eng, read_log(Path(args.log)), rules_dir, keep_going=args.all)
     if args.json:
-        print(json.dumps(verdict.to_json(), indent=2, ensure_ascii=False))
+        print(json.dumps(verdict.to_json(), indent=2))  # ASCII: a log's odd text cannot break the output
         return EXIT_OK if verdict.legal else EXIT_FAIL
     for found in verdict.findings:
         rule = f" breaks {found.rule}" if found.rule else ""

@@ -23,7 +23,7 @@ from ..language.errors import EngineError, RulesError
 from ..language.walk import ExprVisitor
 from .effects import Effects
 from .runtime import Ctx, Fn, Origin, Proc, items_of
-from .state import PileLoc
+from .state import Chance, PileLoc
 
 Scope = frozenset[str]
 _UNSET = object()
@@ -381,10 +381,17 @@ class Compiler(ExprVisitor[Fn, Scope]):
 
     def _pick(self, node: s.Pick, scope: Scope) -> Proc:
         domain, name = self.visit(node.domain, scope), node.name
+        kind = self.rules.pick_kinds.get(node.pos, "")
 
         def pick(ctx: Ctx) -> None:
             items = list(items_of(ctx.st, domain(ctx)))
-            ctx.env[name] = ctx.st.rng.choice(items) if items else None
+            rng = ctx.st.rng
+            if not items:
+                ctx.env[name] = None
+            elif isinstance(rng, Chance):
+                ctx.env[name] = rng.pick(items, kind)  # the outcome may come from elsewhere (a game log)
+            else:
+                ctx.env[name] = rng.choice(items)
 
         return pick
 

@@ -101,6 +101,10 @@ class Chance(random.Random):
     def before_draw(self, st: State, pile: list[int]) -> None:
         """Called before the top card of a face-down pile is drawn; may arrange which card is on top."""
 
+    def pick(self, items: list[Any], kind: str) -> Any:
+        """A random choice of the rules (`pick`), with the kind of the items (player, card, ...)."""
+        return self.choice(items)
+
 
 class State:
     """Mutable game state; `copy()` gives an independent state (cheap: flat lists)."""

@@ -74,6 +74,8 @@ class Ruleset:
     # The kinds of each `say` statement's arguments, by the statement's position: the engine shows a
     # player by name and a card by its label, which an integer value alone cannot tell.
     say_kinds: dict[s.Pos, tuple[str, ...]] = field(default_factory=dict)
+    # The kind of what each `pick` chooses (player, card, ...): a game log names a random pick by it.
+    pick_kinds: dict[s.Pos, str] = field(default_factory=dict)
 
     def table_value(self, name: str, players: object) -> int | None:
         if not isinstance(players, int):

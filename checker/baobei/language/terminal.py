@@ -34,6 +34,8 @@ def _console(stderr: bool) -> Console:
 def emit(text: str = "", style: str | None = None, err: bool = False) -> None:
     """Print one line as it is; `style` (a key of STYLES) colours it on a terminal only."""
     console = _console(err)
+    # Text from input files can hold what no output encodes (a lone surrogate from JSON): shown escaped.
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if not console.is_terminal:
         print(text, file=sys.stderr if err else sys.stdout, flush=True)
         return

@@ -32,6 +32,8 @@ from ..scenarios.setup import build_table, known_pile
 from .logfile import GameLog, Line, LogError
 from .outcomes import LoggedChance, OutcomeError, card_vars, exchange, matches
 
+# What a line may give only with a move: the outcomes the move produces and what it shows.
+OUTCOMES = ("draws", "shuffles", "picks", "reveals", "dealt")
 # A logged move may need a few implicit steps before it: the end of the last turn, the next deal.
 DRAW_PILE = "draw_pile"  # the pile draws come from (the engine's draw statement draws from it)
 MAX_IMPLICIT = 3
@@ -117,7 +119,7 @@ class Referee:
             if list(st.names) != self.names:
                 raise LogError(self.header_pos, f"the table's players {', '.join(st.names)} are not the log's "
                                f"players {', '.join(self.names)}")
-            self._chance(st)
+            self._chance(st).ordered = True  # a table lists its draw pile top first: draws follow it
             return
         try:
             self.eng.check_player_count(len(self.names))
@@ -132,12 +134,13 @@ class Referee:
             self.eng.start_round(st, None)
         except OutcomeError as err:
             raise LogError(self.header_pos, f"the deal: {err}") from None
-        problem = self._pin_deal(st, deal) or chance.leftovers()
+        problem = self._pin_deal(st, deal) or chance.leftovers() or self._unseen_in_deal(st, deal)
         if problem:
             raise LogError(self.header_pos, f"the deal: {problem}")
 
     def _chance(self, st: State) -> LoggedChance:
         chance = LoggedChance(st, self.eng.rules, self._free_for(st))
+        chance.draw_index = self.draw_pile
         st.use_chance(chance)
         self.chance = chance
         return chance
@@ -198,6 +201,10 @@ class Referee:
         data = line.data
         events: list[Event] = []
         text = ""
+        stray = [key for key in OUTCOMES if key in data]
+        if "move" not in data and stray:
+            return Finding(line.number, "impossible outcome", "", "", f"the line gives {', '.join(stray)} but no "
+                           "move that could produce them", tuple(render_table(self.eng, self.st)))
         if "move" in data:
             move = self._move(line)
             text = self.eng.describe(self.st, move)
@@ -213,20 +220,21 @@ class Referee:
                 return parse_move_text(self.eng.rules.moves, self.st, raw)
             args: list[tuple[str | None, Literal]] = [(k, _literal(v)) for k, v in raw.get("args", {}).items()]
             return build_move(self.eng.rules.moves, self.st, raw["player"], raw["name"], args)
-        except NotationError as err:
+        except (NotationError, ValueError) as err:  # ValueError: a number too long to read
             raise LogError(Pos(self.log.path, line.number, 1), f"move: {err}") from None
 
     def _play(self, line: Line, move: Move, events: list[Event]) -> Finding | None:
         """Apply the line's move with its outcomes; on an error the state is as before the line."""
         before = self.st.copy()
         data = line.data
-        finding = self._reveal(line, move)
+        revealed: list[tuple[str, int]] = []
+        finding = self._reveal(line, move, revealed)
         if finding is None:
             self.chance.expect(data.get("draws", []), data.get("shuffles", []), data.get("picks", []))
             self.chance.round = self.st.round
             finding = self._apply(line, move, events)
         if finding is None:
-            problem = self.chance.leftovers()
+            problem = self.chance.leftovers() or self._unused_deal(line, before) or self._unseen(revealed)
             if problem is not None:
                 finding = self._finding(line, "impossible outcome", move, "", problem, before)
         if finding is not None:
@@ -237,7 +245,11 @@ class Referee:
 
     def _apply(self, line: Line, move: Move, events: list[Event]) -> Finding | None:
         rejection = self.eng.check(self.st, move)
+        self.implicit_problem: str | None = None
         if rejection is not None and not self._implicit_steps(line, move, events):
+            if self.implicit_problem is not None and rejection.rule.startswith("halt "):
+                # The round is over and the next deal is what the log does not give: say that, not the halt.
+                return self._finding(line, "impossible outcome", move, "", self.implicit_problem, self.st)
             return Finding(line.number, "illegal move", rejection.move, str(rejection.cite), rejection.reason,
                            tuple(render_table(self.eng, self.st)))
         try:
@@ -270,8 +282,10 @@ class Referee:
                 round_before = self.st.round
                 events += self.eng.push_checked(self.st, step, log=self._wants_events(line))
                 made += 1
-                if self.st.round != round_before and self._pin_new_deal(line):
-                    break
+                if self.st.round != round_before:
+                    self.implicit_problem = self._pin_new_deal(line)
+                    if self.implicit_problem is not None:
+                        break
                 if self.eng.check(self.st, move) is None:
                     self.verdict.implicit += made
                     return True
@@ -298,29 +312,68 @@ class Referee:
             return None
         return self._pin_deal(self.st, deal)
 
-    def _reveal(self, line: Line, move: Move) -> Finding | None:
-        """A player's view names the cards a move shows that player: make the state hold them."""
+    def _reveal(self, line: Line, move: Move, revealed: list[tuple[str, int]]) -> Finding | None:
+        """A player's view names the cards a move shows that player: make the state hold them. `revealed`
+        gets each place with its card, so that after the move the referee can check it was shown."""
+        pinned: set[int] = set()
         for place, want in line.data.get("reveals", {}).items():
             owner, _, number = place.partition(".")
             if owner not in self.st.names:
                 raise LogError(Pos(self.log.path, line.number, 1), f"reveals: unknown player {owner!r}")
             seat = self.st.names.index(owner)
             hand = self.st.hands[seat]
-            card = (hand[-1] if hand else None) if number == "hand" else self.st.card_at((seat, int(number)))
+            try:
+                card = (hand[-1] if hand else None) if number == "hand" else self.st.card_at((seat, int(number)))
+            except ValueError:
+                raise LogError(Pos(self.log.path, line.number, 1), f"reveals: no such place {place!r}") from None
             if card is None:
                 return self._finding(line, "wrong claim", move, "", f"the log reveals {want} on {place}, which "
                                      "is empty", self.st)
-            if matches(self.st, card, want):
+            if matches(self.st, card, want) and card not in pinned:
+                pinned.add(card)
+                revealed.append((place, card))
                 continue
             known = self.viewer is None or self.st.known[card] >> self.viewer & 1
             other = None if known else next((c for c in range(len(self.st.known)) if matches(self.st, c, want)
-                                             and self.chance.free(c) and c not in self.st.box), None)
+                                             and self.chance.free(c) and c not in self.st.box
+                                             and c not in pinned), None)
             if other is None:
                 who = "the log" if self.viewer is None else self.st.names[self.viewer]
                 return self._finding(line, "wrong claim", move, "", f"the log reveals {want} on {place}, but "
                                      f"{who} knows it is {self.st.facts.label(card)}" if known else
                                      f"the log reveals {want} on {place}, but no such card can be there", self.st)
             exchange(self.st, card, other, self.card_vars)
+            pinned.add(other)
+            revealed.append((place, other))
+        return None
+
+    def _unseen(self, revealed: list[tuple[str, int]]) -> str | None:
+        """In a player's view: a card the log names (a reveal, a draw) must be one the move showed that
+        player; otherwise the log says what its viewer cannot know."""
+        if self.viewer is None:
+            return None
+        named = [*revealed, *((f"the draw of {want}", card) for want, card in self.chance.named)]
+        for what, card in named:
+            if not self.st.known[card] >> self.viewer & 1:
+                return (f"the log names {what} ({self.st.facts.species[card]}), but the move does not show it to "
+                        f"{self.st.names[self.viewer]}")
+        return None
+
+    def _unused_deal(self, line: Line, before: State) -> str | None:
+        if "dealt" in line.data and self.st.round == before.round:
+            return "the line gives a deal (`dealt`), but no round was dealt"
+        return None
+
+    def _unseen_in_deal(self, st: State, deal: dict[str, Any]) -> str | None:
+        """In a player's view the deal names only cards that player sees (face-up ones)."""
+        if self.viewer is None:
+            return None
+        for name, cards in deal.get("tableaux", {}).items():
+            row = st.tableaux[st.names.index(name)]
+            for i, want in enumerate(cards):
+                card = row[i] if i < len(row) else None
+                if want is not None and card is not None and not st.known[card] >> self.viewer & 1:
+                    return f"{name}.{i + 1} is named {want}, but {st.names[self.viewer]} cannot see it"
         return None
 
     @staticmethod
@@ -332,6 +385,10 @@ class Referee:
         for i, claim in enumerate(line.data.get("claims", []), 1):
             try:
                 x = _claim(claim)
+                hidden = self._hidden_claim(x)
+                if hidden is not None:
+                    return Finding(line.number, "wrong claim", text, "", f"{claim}: {hidden}",
+                                   tuple(render_table(self.eng, self.st)))
                 if x.kind == "said":
                     said = [e.text for e in events if e.kind == "say"]
                     message = None if x.args[0] in said else f"the rules said {said or 'nothing'}"
@@ -344,6 +401,19 @@ class Referee:
                 return Finding(line.number, "wrong claim", text, "", f"{claim}: {message}",
                                tuple(render_table(self.eng, self.st)))
         return None
+
+    def _hidden_claim(self, x: sc.Expect) -> str | None:
+        """In a player's view, a claim about the face of a card that player does not know says more than
+        the player can: refused rather than judged against a card the referee chose."""
+        if self.viewer is None or x.kind != "slot_is" or x.args[1] is None:
+            return None
+        place = x.args[0]
+        if place.player not in self.st.names:
+            return None
+        card = self.st.card_at((self.st.names.index(place.player), place.slot))
+        if card is None or self.st.known[card] >> self.viewer & 1:
+            return None
+        return f"{self.st.names[self.viewer]} does not know the card on {place.player}.{place.slot}"
 
     # ------------------------------------------------------------ helpers
     def _restore(self, before: State) -> None:

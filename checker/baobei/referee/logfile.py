@@ -98,13 +98,17 @@ def check_line(data: object, part: str, pos: Pos) -> dict[str, Any]:
 def parse_log(text: str, path: str) -> GameLog:
     header: dict[str, Any] | None = None
     lines: list[Line] = []
-    for number, raw in enumerate(text.splitlines(), 1):
+    # Lines end at a line feed only: JSON strings may hold other line separators (U+2028, ...).
+    for number, raw in enumerate(text.split("\n"), 1):
+        raw = raw.removesuffix("\r")
         if not raw.strip():
             continue
         try:
             data = json.loads(raw)
         except json.JSONDecodeError as err:
             raise LogError(Pos(path, number, err.colno), f"not JSON: {err.msg}") from None
+        except (RecursionError, ValueError) as err:  # nested too deep, a number too long to read
+            raise LogError(Pos(path, number, 1), f"not a JSON value this referee reads: {err}") from None
         pos = Pos(path, number, 1)
         if header is None:
             header = check_line(data, "header", pos)

@@ -69,6 +69,15 @@ def _swapped(value: Any, swap: Callable[[Any], Any]) -> Any:
     return swap(value)
 
 
+def pick_text(st: State, item: Any, kind: str) -> str:
+    """How a log names a random pick: a player by name, a card by label, anything else by its value."""
+    if kind == "player" and isinstance(item, int):
+        return st.names[item]
+    if kind == "card" and isinstance(item, int):
+        return st.facts.label(item)
+    return str(item)
+
+
 class LoggedChance(Chance):
     """The random outcomes of one logged move, in the order the move produces them.
 
@@ -84,6 +93,11 @@ class LoggedChance(Chance):
         self.shuffles: deque[list[str]] = deque()
         self.picks: deque[str] = deque()
         self.drawn = 0
+        self.named: list[tuple[str, int]] = []  # the draws the log names, with the card each gave
+        # Whether the draw pile's order is known (a logged shuffle, a table's draw line): its draws are then
+        # its top cards, in order; otherwise any card nobody can follow may be the top one.
+        self.ordered = False
+        self.draw_index: int | None = None  # which of the state's piles draws come from
         # The round the logged move began in: a draw in a newer round is part of its deal, which the log
         # gives as a whole (`deal`), not draw by draw.
         self.round = st.round
@@ -91,6 +105,7 @@ class LoggedChance(Chance):
     def expect(self, draws: Sequence[str | None], shuffles: Sequence[list[str]], picks: Sequence[str]) -> None:
         self.draws, self.shuffles, self.picks = deque(draws), deque(shuffles), deque(picks)
         self.drawn = 0
+        self.named = []
 
     def leftovers(self) -> str | None:
         unused = [(len(self.draws), "draw"), (len(self.shuffles), "shuffle"), (len(self.picks), "pick")]
@@ -108,9 +123,17 @@ class LoggedChance(Chance):
             raise OutcomeError(f"the move draws a card (draw {self.drawn}) that the log does not name; "
                                "list every draw of the move in `draws` (null for a card not seen)")
         wanted = self.draws.popleft()
-        if wanted is None or matches(st, pile[-1], wanted):
+        if wanted is None:
             return
+        if not matches(st, pile[-1], wanted):
+            self._bring_to_top(st, pile, wanted)
+        self.named.append((wanted, pile[-1]))
+
+    def _bring_to_top(self, st: State, pile: list[int], wanted: str) -> None:
         top = pile[-1]
+        if self.ordered:
+            raise OutcomeError(f"the log says the draw gave {wanted}, but the draw pile's order is known (the log's "
+                               f"shuffle or table) and its top card is {st.facts.label(top)}")
         if not self.free(top):
             raise OutcomeError(f"the log says the draw gave {wanted}, but the top card of the draw pile is known "
                                f"to be {st.facts.label(top)}")
@@ -132,9 +155,14 @@ class LoggedChance(Chance):
 
     # ------------------------------------------------------------ shuffles and picks
     def shuffle(self, x: MutableSequence[Any], random: Any = None) -> None:
+        is_draw_pile = self.draw_index is not None and x is self.st.piles[self.draw_index]
         if not self.shuffles:
-            return  # any order: every draw from the pile is named by the log
+            if is_draw_pile:
+                self.ordered = False  # any order: every draw from the pile is named by the log
+            return
         order = self.shuffles.popleft()
+        if is_draw_pile:
+            self.ordered = True
         rest = list(x)
         ordered: list[int] = []
         for wanted in order:
@@ -150,20 +178,12 @@ class LoggedChance(Chance):
             raise OutcomeError(f"the log's shuffled pile leaves out {len(rest)} of the {len(x)} cards shuffled")
         x[:] = list(reversed(ordered))  # the log lists the top first; a pile's top is its end
 
-    def choice(self, seq: Any) -> Any:
+    def pick(self, items: list[Any], kind: str) -> Any:
         if not self.picks:
             raise OutcomeError("the rules pick at random here, but the log names no pick (`picks`)")
         wanted = self.picks.popleft()
-        for item in seq:
-            if self._names(item, wanted):
+        for item in items:
+            if pick_text(self.st, item, kind) == wanted or (kind == "card" and matches(self.st, item, wanted)):
                 return item
-        raise OutcomeError(f"the log picks {wanted!r}, which is not one of the {len(seq)} choices")
-
-    def _names(self, item: Any, wanted: str) -> bool:
-        st = self.st
-        if isinstance(item, int) and wanted in st.names and st.names.index(wanted) == item:
-            return True
-        if isinstance(item, int) and 0 <= item < len(st.known) and wanted not in st.names:
-            return matches(st, item, wanted)
-        return str(item) == wanted
+        raise OutcomeError(f"the log picks {wanted!r}, which is not one of the {len(items)} choices")
 

@@ -20,6 +20,7 @@ from ..engine.runtime import Event
 from ..engine.state import Chance, State
 from .judge import DRAW_PILE, rules_digest
 from .logfile import FORMAT
+from .outcomes import pick_text
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 _KEYWORDS = {"none", "true", "false"}
@@ -28,14 +29,14 @@ _KEYWORDS = {"none", "true", "false"}
 class Recorder(Chance):
     """The state's seeded generator (the same outcomes as `random.Random(seed)`), noting each pick."""
 
-    def __init__(self, seed: int, names: list[str]) -> None:
+    def __init__(self, seed: int, st: State) -> None:
         super().__init__(seed)
-        self.names = names
+        self.st = st
         self.picks: list[str] = []
 
-    def choice(self, seq: Any) -> Any:
-        item = super().choice(seq)
-        self.picks.append(self.names[item] if isinstance(item, int) and 0 <= item < len(self.names) else str(item))
+    def pick(self, items: list[Any], kind: str) -> Any:
+        item = self.choice(items)
+        self.picks.append(pick_text(self.st, item, kind))
         return item
 
     def take_picks(self) -> list[str]:
@@ -127,8 +128,8 @@ class LogWriter:
         self.eng = eng
         self.rules_dir = rules_dir
         self.viewer = viewer  # a player's view: cards that player does not know are left out (null)
-        self.recorder = Recorder(seed, names)
         self.st = eng.blank_state(names, seed)
+        self.recorder = Recorder(seed, self.st)
         self.st.use_chance(self.recorder)
         self.deal_events: list[Event] = []
         eng.start_round(self.st, self.deal_events)

@@ -151,6 +151,7 @@ class Checker(ExprVisitor[None, Kinds]):
             case s.Pick():
                 self.domain(node.domain, env)
                 env[node.name] = element(self.kinds.visit(node.domain, env)) or ""
+                self.rules.pick_kinds[node.pos] = env[node.name]
             case s.Run():
                 self.run(node, env)
             case s.ForEach():

@@ -108,6 +108,14 @@ class Checker(ExprVisitor[None, Kinds]):
                                      "arguments can be left out of a log (a referee could not choose them)")
         for protect in rules.protects.values():
             self.visit(protect.when, {protect.owner: "player"})
+        # Their text is the reason the engine gives (a refused move, a dropped ability): it cannot be empty.
+        texts = [(p.pos, p.text, f"protect {p.name!r}") for p in rules.protects.values()]
+        if rules.no_choice is not None:
+            texts.append((rules.no_choice.pos, rules.no_choice.text, "no choice"))
+        for pos, text, what in texts:
+            if not text.strip():
+                raise RulesError(pos, f"{what} needs a text: the reason a move is refused or an ability dropped "
+                                 "by this rule")
 
     # ------------------------------------------------------------ statements
     def block(self, body: tuple[s.Stmt, ...], env: Kinds) -> None:

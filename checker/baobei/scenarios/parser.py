@@ -130,8 +130,9 @@ class ScenarioBuilder(SourceBuilder):
     def t_holds(self, meta: Any, player: Token, species: Token) -> tuple[str, Any]:
         return ("holds", (str(player), str(species), self._tp(species)))
 
-    def t_set(self, meta: Any, name: Token, index: Token | None, value: sc.Value) -> tuple[str, Any]:
-        return ("set", (str(name), str(index) if index is not None else None, value, self._tp(name)))
+    def t_set(self, meta: Any, name: Token, index: Token | None, value: Any) -> tuple[str, Any]:
+        # A place (alice.2) comes as a Place: a value like any other (a slot).
+        return ("set", (str(name), str(index) if index is not None else None, self._value(value), self._tp(name)))
 
     # --- values
     def place(self, meta: Any, player: Token, slot: Token) -> sc.Place:

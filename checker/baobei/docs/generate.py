@@ -114,6 +114,9 @@ def run(project: Project, check: bool = False, stream: TextIO | None = None, pro
     """Generate (or with check=True compare) the docs; the exit code of `baobei docs`. `proofs`: also
     judge the rules' properties into docs/invariants.md."""
     out = stream or sys.stdout
+    if not check and project.out.exists() and not project.out.is_dir():
+        # Said before any work: the proofs alone take the better part of a minute.
+        raise BaoError(f"{project.out}: is a file; --out names the directory the docs are written to")
     replays = replay_all(project)
     for line in replays.malformed:
         print(f"ERROR {line}", file=out)

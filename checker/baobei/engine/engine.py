@@ -9,7 +9,7 @@ the state exactly as it was.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..language import syntax as s
@@ -42,7 +42,7 @@ class Engine(Legality):
         self.pile_index = {name: i for i, name in enumerate(self.pile_names)}
         self.pile_locs = [PileLoc(i, name) for i, name in enumerate(self.pile_names)]
         self.effects = Effects(self)
-        self.define_fns: dict[str, Fn] = {}
+        self.define_fns: dict[str, Callable[..., Any]] = {}  # (state, *arguments) -> value
         self.routine_procs: dict[str, Proc] = {}
         self.hook_procs: dict[str, Proc] = {}
         self.moves: dict[str, CompiledMove] = {}
@@ -61,7 +61,7 @@ class Engine(Legality):
         comp = Compiler(self.rules, self.effects, self.define_fns, self.routine_procs)
         none: frozenset[str] = frozenset()
         for d in self.rules.defines.values():
-            self.define_fns[d.name] = comp.expr(d.body, frozenset(f.name for f in d.formals or ()))
+            self.define_fns[d.name] = comp.define(d)
         for v in self.rules.variables.values():
             self.var_inits[v.name] = comp.expr(v.init, none)
         for r in self.rules.routines.values():
@@ -305,8 +305,9 @@ class Engine(Legality):
 
     def define_value(self, st: State, name: str, *args: Any) -> Any:
         decl = self.rules.defines[name]
-        env = {f.name: a for f, a in zip(decl.formals or (), args, strict=True)}
-        return self.define_fns[name](Ctx(st, env, None))
+        if len(args) != len(decl.formals or ()):
+            raise ValueError(f"{name!r} takes {len(decl.formals or ())} argument(s), not {len(args)}")
+        return self.define_fns[name](st, *args)
 
     def call_order(self, st: State) -> list[int] | None:
         """The rules' order of simultaneous calls in this state (None when the rules declare none)."""

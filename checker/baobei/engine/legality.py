@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..language import syntax as s
 from ..language.errors import Rejection
 from ..language.walk import free_names, move_phases, phase_guard
+from . import sampling
 from .compiler import Compiler
 from .move import Move
 from .protection import Protection, protection_against, tableau_of
 from .runtime import Ctx, Fn, Origin, Proc
+from .sampling import Guard, Sampler, Sizes
 from .state import State, Waiting
 
 if TYPE_CHECKING:
@@ -50,12 +52,19 @@ class CompiledMove:
     needs_attempt: bool  # `require not window_used`: skipped at once while the window has no attempt left
     window_move: bool  # its body uses a window: allowed while an ability waits for the window's calls
     no_args: dict[str, None]
-    arg_kinds: list[tuple[str, int]] = dataclasses.field(default_factory=list)  # (kind, 1 if optional) per argument
+    arg_kinds: list[tuple[str, int]]  # (kind, 1 if optional) per argument
+    # The same guards for random play, as functions of the state and the values of `names` (the names the
+    # guards see, without repeats: actor, source, a step's values, the arguments): `holds` is `by` and the
+    # guards that read no argument, `sample` draws the arguments, `weight` counts the argument tuples.
+    names: tuple[str, ...]
+    holds: Guard
+    sample: Sampler
+    weight: Callable[[Sizes, int], int]
+    plain: bool  # a move (no ability) whose names are actor, source and its arguments, none repeated
 
     @property
     def name(self) -> str:
         return self.decl.name
-
 
     def player_level(self, ctx: Ctx) -> bool:
         """Whether `by` and the guards that read no argument hold."""
@@ -71,16 +80,19 @@ class CompiledMove:
 def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: list[Protection],
                  targets: frozenset[str]) -> CompiledMove:
     params = [p.name for p in m.params]
-    scope = frozenset([*params, *(f.name for f in m.formals), "actor", "source"])
+    names = tuple(dict.fromkeys(["actor", "source", *(f.name for f in m.formals), *params]))
+    scope = frozenset(names)
     fixed: list[tuple[Fn, s.Require]] = []
     dependent: list[tuple[Fn, s.Require]] = []
     levels: list[list[Fn]] = [[] for _ in params]
+    drawn: list[list[Guard]] = [[] for _ in params]  # the same levels, as the sampler calls them
     for req in m.requires:
         fn = comp.expr(req.cond, scope)
         read = [i for i, name in enumerate(params) if name in free_names(req.cond)]
         if read:
             dependent.append((fn, req))
             levels[max(read)].append(fn)
+            drawn[max(read)].append(comp.function((req.cond,), names))
         else:
             fixed.append((fn, req))
     held = [i for i, p in enumerate(m.params) if p.kind == "held_card"]
@@ -88,20 +100,34 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
         # Held cards of one species are interchangeable: generation names them in the order held, as the
         # move notation reads them, so a move and its text stay one and the same.
         levels[i].append(_first_of_species(params, held, i))
+        drawn[i].append(_first_of_species_drawn(names, params, held, i))
     for i, name in enumerate(params):
         if name in targets:
             for protection in protections:
                 guard = (_unprotected(name, protection, protections), _protect_require(protection))
                 dependent.append(guard)
                 levels[i].append(guard[0])
+                drawn[i].append(_unprotected_drawn(names.index(name), protection, protections))
     by = comp.expr(m.by, scope) if m.by is not None else None
     body = comp.block(m.body, scope, Origin(m.name, m.cite))
     phases = move_phases(m)
+    no_args = dict.fromkeys(params)
+    arg_kinds = [(p.kind, int(p.optional)) for p in m.params]
+    player_guards = ((m.by,) if m.by is not None else ()) + tuple(req.cond for _, req in fixed)
+    # Repeated argument names leave fewer names than arguments: drawing them fails as listing them would.
+    sample = sampling.sampler(comp.unit, names, tuple(params), drawn) if len(no_args) == len(params) \
+        else _unpaired
     return CompiledMove(m, by, fixed, dependent, levels, body, phases,
                         m.by is not None and _is_actor_active(m.by),
                         any(_is_window_guard(req.cond) for req in m.requires),
-                        any(_is_attempt_guard(req.cond) for req in m.requires), window_move, dict.fromkeys(params),
-                        [(p.kind, int(p.optional)) for p in m.params])
+                        any(_is_attempt_guard(req.cond) for req in m.requires), window_move, no_args, arg_kinds,
+                        names, comp.function(player_guards, names, conjunction=True), sample,
+                        sampling.weight(comp.unit, arg_kinds),
+                        not m.is_ability and len(names) == 2 + len(params))
+
+
+def _unpaired(*values: Any) -> list[Any] | None:
+    raise ValueError("zip() argument 2 is longer than argument 1")
 
 
 class Legality:
@@ -133,6 +159,7 @@ class Legality:
         self._unphased_without_window = [cm for cm in self._unphased_others if not cm.needs_window]
         # Moves that call on a window: they stay open to the window's players while an ability waits for it.
         self._window_moves = [cm for cm in players if cm.window_move]
+        self._options_cache: dict[tuple[Any, ...], list[tuple[int, CompiledMove]]] = {}
 
     def describe(self, st: State, move: Move) -> str:
         raise NotImplementedError
@@ -336,11 +363,7 @@ class Legality:
         return self._by_phase_others.get(st.phase, self._unphased_others)
 
     def _holding(self, st: State, player: int, moves: list[CompiledMove]) -> list[CompiledMove]:
-        out = []
-        for cm in moves:
-            if cm.player_level(Ctx(st, self.env_for(st, cm, player, ()), None)):
-                out.append(cm)
-        return out
+        return [cm for cm in moves if cm.holds(st, *self._values(st, cm, player))]
 
     def moves_of(self, st: State, player: int, cm: CompiledMove) -> Iterator[Move]:
         """Every legal move of one kind for one player: arguments one at a time, each guard checked
@@ -381,7 +404,7 @@ class Legality:
         return self.blocked_step(st, cm, ctx.env) is None
 
     def first_legal(self, st: State, player: int, cm: CompiledMove) -> Move | None:
-        if not cm.player_level(Ctx(st, self.env_for(st, cm, player, ()), None)):
+        if not cm.holds(st, *self._values(st, cm, player)):
             return None
         return next(self.moves_of(st, player, cm), None)
 
@@ -404,38 +427,66 @@ class Legality:
         player-level guards fail is dropped when first drawn (it holds no legal move), so the proposal
         stays uniform over a superset of the legal moves and an accepted sample is uniform over them.
         After `tries` rejections every legal move is listed and one is chosen (uniform as well)."""
-        halt = self.halt(st)
-        options: list[tuple[int, CompiledMove]] = []
-        weights: list[int] = []
-        sizes: dict[tuple[str, int], int] = {}  # domain sizes, shared by the options of this state
-        # Only the active player can act unless an ability waits, a window is open or the phase gives
-        # the others moves of their own (the initial peek, say).
-        others = st.waiting or st.windows or self._others_without_window.get(st.phase, self._unphased_without_window)
-        for p in range(len(st.names)) if others else (st.active,):
-            for cm in self._options(st, p, halt):
-                options.append((p, cm))
-                weights.append(self._count(st, cm, p, sizes) if cm.arg_kinds else 1)
+        options = self._random_options(st, self.halt(st))
+        sizes = Sizes(st.tableaux, st.hands, len(st.names))
+        weights = [cm.weight(sizes, p) for p, cm in options]
         total = sum(weights)
-        checked: dict[int, list[list[Any]]] = {}  # options whose player-level guards hold: their domains
+        checked: dict[int, tuple[tuple[Any, ...], list[list[Any]]]] = {}  # options that hold: names, domains
         cache: dict[tuple[str, int, bool], list[Any]] = {}
         rejections = 0
+        rnd = rng.random
         while total and rejections < tries:
-            i = _pick_weighted(int(rng.random() * total), weights)
+            i = _pick_weighted(int(rnd() * total), weights)
             player, cm = options[i]
-            ctx = Ctx(st, self.env_for(st, cm, player, ()), None)
-            if i not in checked:
-                if not cm.player_level(ctx):
+            drawn = checked.get(i)
+            if drawn is None:
+                values = self._values(st, cm, player)
+                if not cm.holds(st, *values):
                     total -= weights[i]
                     weights[i] = 0
                     continue
-                checked[i] = self._domains(st, cm, player, cache)
-            values = self._sample(ctx, cm, checked[i], rng)
-            if values is not None:
-                return Move(player, cm.name, tuple(zip(cm.no_args, values, strict=True)))
+                drawn = checked[i] = (values, self._domains(st, cm, player, cache))
+            args = cm.sample(st, *drawn[0], *drawn[1], rnd)
+            if args is not None and not self._blocked_draw(st, cm, drawn[0], args):
+                return Move(player, cm.name, tuple(zip(cm.no_args, args, strict=True)))
             rejections += 1
         every = [m for i, (p, cm) in enumerate(options) if weights[i] for m in self.moves_of(st, p, cm)
-                 if i in checked or cm.player_level(Ctx(st, self.env_for(st, cm, p, ()), None))]
+                 if i in checked or cm.holds(st, *self._values(st, cm, p))]
         return rng.choice(every) if every else None
+
+    def _random_options(self, st: State, halt: s.HaltDecl | None) -> list[tuple[int, CompiledMove]]:
+        """The moves worth trying, with their players. Only the active player can act unless an ability
+        waits, a window is open or the phase gives the others moves of their own (the initial peek, say).
+        Without a waiting ability the list follows from the phase, the active player, the open window
+        and the halt alone: it is made once for each such combination."""
+        key = None
+        if not st.waiting:
+            key = (st.phase, st.active, len(st.names), bool(st.windows), self.window_callable(st),
+                   None if halt is None else halt.name)
+            known = self._options_cache.get(key)
+            if known is not None:
+                return known
+        others = st.waiting or st.windows or self._others_without_window.get(st.phase, self._unphased_without_window)
+        options = [(p, cm) for p in (range(len(st.names)) if others else (st.active,))
+                   for cm in self._options(st, p, halt)]
+        if key is not None:
+            self._options_cache[key] = options
+        return options
+
+    def _values(self, st: State, cm: CompiledMove, player: int) -> tuple[Any, ...]:
+        """The values of a move's names before any argument is chosen (as `env_for` binds them)."""
+        if cm.plain:
+            return (player, None, *cm.no_args.values())
+        env = self.env_for(st, cm, player, ())
+        return tuple(env.get(name) for name in cm.names)
+
+    def _blocked_draw(self, st: State, cm: CompiledMove, values: tuple[Any, ...], args: list[Any]) -> bool:
+        """Whether a step's drawn arguments would change a protected tableau (see `blocked_step`)."""
+        if not (cm.decl.is_step and st.protected):
+            return False
+        env = dict(zip(cm.names, values, strict=True))
+        env.update(zip(cm.no_args, args, strict=True))
+        return self.blocked_step(st, cm, env) is not None
 
     def random_move_by_kind(self, st: State, rng: random.Random) -> Move | None:
         """A kind of move first (a player and a move of the rules, uniformly among those with a legal
@@ -445,53 +496,15 @@ class Legality:
         rng.shuffle(kinds)
         for player, cm in kinds:
             domains = self._domains(st, cm, player)
-            ctx = Ctx(st, self.env_for(st, cm, player, ()), None)
+            values = self._values(st, cm, player)
             for _ in range(SAMPLING_TRIES):
-                values = self._sample(ctx, cm, domains, rng) if all(domains) else None
-                if values is not None:
-                    return Move(player, cm.name, tuple(zip(cm.no_args, values, strict=True)))
+                args = cm.sample(st, *values, *domains, rng.random) if all(domains) else None
+                if args is not None and not self._blocked_draw(st, cm, values, args):
+                    return Move(player, cm.name, tuple(zip(cm.no_args, args, strict=True)))
             every = list(self.moves_of(st, player, cm))
             if every:
                 return rng.choice(every)
         return None
-
-    def _count(self, st: State, cm: CompiledMove, actor: int, sizes: dict[tuple[str, int], int]) -> int:
-        """How many argument tuples a move's domains allow (their product)."""
-        out = 1
-        for kind, optional in cm.arg_kinds:
-            key = (kind, actor if kind != "slot" else -1)
-            size = sizes.get(key)
-            if size is None:
-                size = sizes[key] = self.domain_size(st, kind, actor)
-            out *= size + optional
-        return out
-
-    def domain_size(self, st: State, kind: str, actor: int) -> int:
-        if kind == "slot":
-            return sum(len(row) - row.count(None) for row in st.tableaux)
-        if kind == "own_slot":
-            row = st.tableaux[actor]
-            return len(row) - row.count(None)
-        if kind == "free_slot":
-            return st.tableaux[actor].count(None)
-        return len(self.domain(st, kind, actor))
-
-    def _sample(self, ctx: Ctx, cm: CompiledMove, domains: list[list[Any]], rng: random.Random) -> list[Any] | None:
-        """One uniform draw from the argument domains, or None as soon as a guard refuses the arguments
-        drawn so far (the rest is not drawn: a rejected draw is thrown away whole, so accepted draws stay
-        uniform). `ctx` holds the mover's names; the drawn arguments are bound in it."""
-        env = ctx.env
-        values = []
-        for name, domain, level in zip(cm.no_args, domains, cm.levels, strict=True):
-            value = domain[int(rng.random() * len(domain))]
-            env[name] = value
-            values.append(value)
-            for fn in level:
-                if not fn(ctx):
-                    return None
-        if cm.decl.is_step and ctx.st.protected and self.blocked_step(ctx.st, cm, env) is not None:
-            return None
-        return values
 
 
 def _first_of_species(params: list[str], held: list[int], i: int) -> Fn:
@@ -509,6 +522,37 @@ def _first_of_species(params: list[str], held: list[int], i: int) -> Fn:
         return first is not None and first == card
 
     return canonical
+
+
+def _first_of_species_drawn(names: tuple[str, ...], params: list[str], held: list[int], i: int) -> Guard:
+    """`_first_of_species` as the sampler calls it: with the values of the move's names."""
+    at, actor = names.index(params[i]), names.index("actor")
+    earlier = [names.index(params[j]) for j in held if j < i]
+
+    def canonical(st: State, *values: Any) -> bool:
+        card = values[at]
+        if card is None:
+            return True
+        used = {values[e] for e in earlier}
+        species = st.facts.species
+        hand: list[int] = st.hands[values[actor]]
+        first = next((c for c in hand if species[c] == species[card] and c not in used), None)
+        return first is not None and first == card
+
+    return canonical
+
+
+def _unprotected_drawn(at: int, protection: Protection, protections: list[Protection]) -> Guard:
+    """`_unprotected` as the sampler calls it; with no tableau protected there is nothing to look up."""
+    def guard(st: State, *values: Any) -> bool:
+        if not st.protected:
+            return True
+        owner = tableau_of(values[at])
+        if owner is None:
+            return True
+        return protection_against([protection], Ctx(st, {}, None), owner, values[0]) is None
+
+    return guard
 
 
 def _unprotected(param: str, protection: Protection, protections: list[Protection]) -> Fn:

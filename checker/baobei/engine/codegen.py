@@ -391,6 +391,13 @@ def expression(unit: Unit, node: s.Expr, scope: frozenset[str]) -> Fn:
     return _with_checked(lambda checked: _function(unit, (node,), frame, False, checked, "ctx"))
 
 
+def checked_expression(unit: Unit, node: s.Expr, scope: frozenset[str]) -> Checked:
+    """The checked rendering of `expression` alone, generated when first called: what code that evaluates
+    the expression inline runs when its fast code raises."""
+    frame = Frame({name: f"env[{name!r}]" for name in scope}, ("st", "env", "ctx"))
+    return Checked(lambda: _function(unit, (node,), frame, False, True, "ctx"))
+
+
 def definition(unit: Unit, decl: s.DefineDecl) -> Callable[..., Any]:
     """A definition as a function of the state and its arguments, in the order of its formals."""
     return function(unit, (decl.body,), tuple(f.name for f in decl.formals or ()), conjunction=False)

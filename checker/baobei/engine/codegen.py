@@ -246,6 +246,8 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
         if define is not None:
             if define.formals:
                 raise RulesError(node.pos, f"{name!r} takes {len(define.formals)} argument(s)")
+            if isinstance(define.body, s.Lit):
+                return self.unit.const(define.body.value), 0  # a named constant: its value, without a call
             return f"_D[{name!r}](st)", 1
         raise RulesError(node.pos, f"unknown name {name!r}")
 
@@ -336,7 +338,7 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
             return f"((({t} := {left}) is not None) and bool(st.windows) and bool(st.windows[-1].players >> {t} & 1))"
         if target == "players":
             return f"((({t} := {left}) is not None) and bool(st.in_round >> {t} & 1))"
-        return f"({left} in _items_of(st, {right}))"
+        return f"({left} in {self.items(right)})"
 
     def if_expr(self, node: s.IfExpr, frame: Frame) -> tuple[str, int]:
         (cond, cd), (then, td), (other, od) = (self.sub(n, frame) for n in (node.cond, node.then, node.other))
@@ -344,14 +346,19 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
 
     # ------------------------------------------------------------ binders: a loop in a helper function
     def _loop(self, var: str, domain: s.Expr, body: s.Expr, frame: Frame) -> tuple[str, str, str]:
-        """The domain's code, the loop variable and the body's code (the variable bound in it)."""
-        dom = self.code(domain, frame)
+        """The items' code, the loop variable and the body's code (the variable bound in it)."""
+        items = self.items(self.code(domain, frame))
         local = self.unit.fresh("l")
-        return dom, local, self.code(body, frame.bind(var, local))
+        return items, local, self.code(body, frame.bind(var, local))
+
+    def items(self, value: str) -> str:
+        """What a quantifier ranges over (`items_of`); most domains are lists already, which it gives as is."""
+        t = self.temp()
+        return f"({t} if ({t} := {value}).__class__ is list else _items_of(st, {t}))"
 
     def quant(self, node: s.Quant, frame: Frame) -> tuple[str, int]:
         dom, x, body = self._loop(node.var, node.domain, node.body, frame)
-        head = f"for {x} in _items_of(st, {dom}):"
+        head = f"for {x} in {dom}:"
         lines = {
             "all": [head, f"    if not {body}:", "        return False", "return True"],
             "any": [head, f"    if {body}:", "        return True", "return False"],
@@ -364,12 +371,12 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
 
     def first(self, node: s.First, frame: Frame) -> tuple[str, int]:
         dom, x, cond = self._loop(node.var, node.domain, node.cond, frame)
-        return self.helper(frame, [f"for {x} in _items_of(st, {dom}):", f"    if {cond}:", f"        return {x}",
+        return self.helper(frame, [f"for {x} in {dom}:", f"    if {cond}:", f"        return {x}",
                                    "return None"]), 1
 
     def filter(self, node: s.Filter, frame: Frame) -> tuple[str, int]:
         dom, x, cond = self._loop(node.var, node.domain, node.cond, frame)
-        return self.helper(frame, ["kept = []", f"for {x} in _items_of(st, {dom}):", f"    if {cond}:",
+        return self.helper(frame, ["kept = []", f"for {x} in {dom}:", f"    if {cond}:",
                                    f"        kept.append({x})", "return kept"]), 1
 
     def old(self, node: s.Old, frame: Frame) -> tuple[str, int]:
@@ -409,6 +416,13 @@ def function(unit: Unit, nodes: tuple[s.Expr, ...], names: tuple[str, ...], conj
     locals_ = [unit.fresh("l") for _ in names]
     frame = Frame(dict(zip(names, locals_, strict=True)), ("st", *locals_))
     return _with_checked(lambda checked: _function(unit, nodes, frame, conjunction, checked, ", ".join(frame.params)))
+
+
+def checked_function(unit: Unit, nodes: tuple[s.Expr, ...], names: tuple[str, ...]) -> Checked:
+    """The checked rendering of `function` (of one node) alone, generated when first called."""
+    locals_ = [unit.fresh("l") for _ in names]
+    frame = Frame(dict(zip(names, locals_, strict=True)), ("st", *locals_))
+    return Checked(lambda: _function(unit, nodes, frame, False, True, ", ".join(frame.params)))
 
 
 def _with_checked(make: Callable[[bool], FunctionType]) -> FunctionType:

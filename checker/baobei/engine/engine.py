@@ -59,6 +59,7 @@ class Engine(Legality):
     # ------------------------------------------------------------ compilation
     def _compile(self) -> None:
         comp = Compiler(self.rules, self.effects, self.define_fns, self.routine_procs)
+        self.unit = comp.unit
         none: frozenset[str] = frozenset()
         for d in self.rules.defines.values():
             self.define_fns[d.name] = comp.define(d)
@@ -89,12 +90,12 @@ class Engine(Legality):
 
     @staticmethod
     def _protection(comp: Compiler, decl: s.ProtectDecl) -> Protection:
-        scope = frozenset({decl.owner})
+        when = comp.function((decl.when,), (decl.owner,))
         pattern = owner_pattern(decl)
         if pattern is None:
-            return Protection(decl, comp.expr(decl.when, scope))
+            return Protection(decl, when)
         only, rest = pattern
-        return Protection(decl, comp.expr(decl.when, scope), comp.expr(only, frozenset()), comp.expr(rest, scope))
+        return Protection(decl, when, comp.function((only,), ()), comp.function((rest,), (decl.owner,)))
 
     # ------------------------------------------------------------ labels
     def slot_label(self, st: State, slot: tuple[int, int]) -> str:
@@ -248,16 +249,15 @@ class Engine(Legality):
         """Evaluate the rules' protections once the action is complete (they hold from the next action on)."""
         if not self.protections:
             return
-        ctx = Ctx(st, {}, None)
         mask = 0
         for protection in self.protections:
             if protection.only is not None and protection.rest is not None:
-                p = protection.only(ctx)
-                if p is not None and protection.rest(ctx.derive({protection.decl.owner: p})):
+                p = protection.only(st)
+                if p is not None and protection.rest(st, p):
                     mask |= 1 << p
                 continue
             for p in st.seats:
-                if protection.when(ctx.derive({protection.decl.owner: p})):
+                if protection.when(st, p):
                     mask |= 1 << p
         st.protected = mask
 

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from ..language import syntax as s
 from ..language.errors import Rejection
 from ..language.walk import free_names, move_phases, phase_guard
 from . import sampling
+from .codegen import Unit
 from .compiler import Compiler
 from .move import Move
 from .protection import Protection, protection_against, tableau_of
@@ -85,14 +88,14 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
     fixed: list[tuple[Fn, s.Require]] = []
     dependent: list[tuple[Fn, s.Require]] = []
     levels: list[list[Fn]] = [[] for _ in params]
-    drawn: list[list[Guard]] = [[] for _ in params]  # the same levels, as the sampler calls them
+    drawn: list[list[s.Expr | Guard]] = [[] for _ in params]  # the same levels, for the sampler
     for req in m.requires:
         fn = comp.expr(req.cond, scope)
         read = [i for i, name in enumerate(params) if name in free_names(req.cond)]
         if read:
             dependent.append((fn, req))
             levels[max(read)].append(fn)
-            drawn[max(read)].append(comp.function((req.cond,), names))
+            drawn[max(read)].append(req.cond)
         else:
             fixed.append((fn, req))
     held = [i for i, p in enumerate(m.params) if p.kind == "held_card"]
@@ -126,7 +129,7 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
                         not m.is_ability and len(names) == 2 + len(params))
 
 
-def _unpaired(*values: Any) -> list[Any] | None:
+def _unpaired(*values: Any) -> tuple[tuple[str, Any], ...] | None:
     raise ValueError("zip() argument 2 is longer than argument 1")
 
 
@@ -137,6 +140,7 @@ class Legality:
     facts: CardFacts
     moves: dict[str, CompiledMove]
     halts: list[tuple[Fn, s.HaltDecl]]
+    unit: Unit  # where the engine's generated code lives (random play adds some as it meets new situations)
 
     def __init__(self) -> None:
         players = [cm for cm in self.moves.values() if not cm.decl.is_ability]
@@ -159,7 +163,7 @@ class Legality:
         self._unphased_without_window = [cm for cm in self._unphased_others if not cm.needs_window]
         # Moves that call on a window: they stay open to the window's players while an ability waits for it.
         self._window_moves = [cm for cm in players if cm.window_move]
-        self._options_cache: dict[tuple[Any, ...], list[tuple[int, CompiledMove]]] = {}
+        self._options_cache: dict[tuple[Any, ...], Options] = {}
 
     def describe(self, st: State, move: Move) -> str:
         raise NotImplementedError
@@ -304,7 +308,8 @@ class Legality:
     # ------------------------------------------------------------ generation
     def domain(self, st: State, kind: str, actor: int) -> list[Any]:
         if kind == "slot":
-            return [sl for p in range(len(st.names)) for sl in st.occupied_slots(p)]
+            rows = st.tableaux
+            return [(p, i + 1) for p in range(len(st.names)) for i, c in enumerate(rows[p]) if c is not None]
         if kind == "own_slot":
             return st.occupied_slots(actor)
         if kind == "free_slot":
@@ -316,18 +321,17 @@ class Legality:
         return [False, True]
 
     def _domains(self, st: State, cm: CompiledMove, actor: int,
-                  cache: dict[tuple[str, int, bool], list[Any]] | None = None) -> list[list[Any]]:
+                 cache: dict[tuple[str, int, int], list[Any]] | None = None) -> list[list[Any]]:
         """The values each argument may take; `cache` shares them between the moves of one state."""
+        if cache is None:
+            cache = {}
         out = []
-        for p in cm.decl.params:
-            key = (p.kind, actor if p.kind != "slot" else -1, p.optional)
-            values = cache.get(key) if cache is not None else None
+        for kind, optional in cm.arg_kinds:
+            key = (kind, actor if kind != "slot" else -1, optional)
+            values = cache.get(key)
             if values is None:
-                values = self.domain(st, p.kind, actor)
-                if p.optional:
-                    values = [None, *values]
-                if cache is not None:
-                    cache[key] = values
+                values = self.domain(st, kind, actor)
+                values = cache[key] = [None, *values] if optional else values
             out.append(values)
         return out
 
@@ -427,38 +431,40 @@ class Legality:
         player-level guards fail is dropped when first drawn (it holds no legal move), so the proposal
         stays uniform over a superset of the legal moves and an accepted sample is uniform over them.
         After `tries` rejections every legal move is listed and one is chosen (uniform as well)."""
-        options = self._random_options(st, self.halt(st))
-        sizes = Sizes(st.tableaux, st.hands, len(st.names))
-        weights = [cm.weight(sizes, p) for p, cm in options]
-        total = sum(weights)
-        checked: dict[int, tuple[tuple[Any, ...], list[list[Any]]]] = {}  # options that hold: names, domains
-        cache: dict[tuple[str, int, bool], list[Any]] = {}
+        found = self._random_options(st, self.halt(st))
+        options, starts = found.moves, found.starts
+        weights = found.weigh(st)
+        bounds = list(accumulate(weights))  # option i is drawn for the numbers below bounds[i], from bounds[i - 1]
+        total = bounds[-1] if bounds else 0
+        checked: dict[int, tuple[Any, ...]] = {}  # options that hold: their sampler's values and domains
+        cache: dict[tuple[str, int, int], list[Any]] = {}
         rejections = 0
         rnd = rng.random
         while total and rejections < tries:
-            i = _pick_weighted(int(rnd() * total), weights)
+            i = min(bisect_right(bounds, int(rnd() * total)), len(bounds) - 1)
             player, cm = options[i]
             drawn = checked.get(i)
             if drawn is None:
-                values = self._values(st, cm, player)
+                values = starts[i] or self._values(st, cm, player)
                 if not cm.holds(st, *values):
-                    total -= weights[i]
-                    weights[i] = 0
+                    weights[i] = 0  # it holds no legal move: never drawn again
+                    bounds = list(accumulate(weights))
+                    total = bounds[-1]
                     continue
-                drawn = checked[i] = (values, self._domains(st, cm, player, cache))
-            args = cm.sample(st, *drawn[0], *drawn[1], rnd)
-            if args is not None and not self._blocked_draw(st, cm, drawn[0], args):
-                return Move(player, cm.name, tuple(zip(cm.no_args, args, strict=True)))
+                drawn = checked[i] = (*values, *self._domains(st, cm, player, cache))
+            args = cm.sample(st, *drawn, rnd)
+            if args is not None and not (cm.decl.is_step and st.protected and self._blocked_draw(st, cm, drawn, args)):
+                return Move(player, cm.name, args)
             rejections += 1
         every = [m for i, (p, cm) in enumerate(options) if weights[i] for m in self.moves_of(st, p, cm)
                  if i in checked or cm.holds(st, *self._values(st, cm, p))]
         return rng.choice(every) if every else None
 
-    def _random_options(self, st: State, halt: s.HaltDecl | None) -> list[tuple[int, CompiledMove]]:
+    def _random_options(self, st: State, halt: s.HaltDecl | None) -> Options:
         """The moves worth trying, with their players. Only the active player can act unless an ability
         waits, a window is open or the phase gives the others moves of their own (the initial peek, say).
         Without a waiting ability the list follows from the phase, the active player, the open window
-        and the halt alone: it is made once for each such combination."""
+        and the halt alone: it is made once for each such combination, with the code that weighs it."""
         key = None
         if not st.waiting:
             key = (st.phase, st.active, len(st.names), bool(st.windows), self.window_callable(st),
@@ -467,11 +473,14 @@ class Legality:
             if known is not None:
                 return known
         others = st.waiting or st.windows or self._others_without_window.get(st.phase, self._unphased_without_window)
-        options = [(p, cm) for p in (range(len(st.names)) if others else (st.active,))
-                   for cm in self._options(st, p, halt)]
-        if key is not None:
-            self._options_cache[key] = options
-        return options
+        moves = [(p, cm) for p in (range(len(st.names)) if others else (st.active,))
+                 for cm in self._options(st, p, halt)]
+        starts = [(p, None, *cm.no_args.values()) if cm.plain else None for p, cm in moves]
+        if key is None:
+            return Options(moves, lambda now: _weights(now, moves), starts)
+        weigh = sampling.weigher(self.unit, [(p, cm.arg_kinds) for p, cm in moves], len(st.names))
+        found = self._options_cache[key] = Options(moves, weigh, starts)
+        return found
 
     def _values(self, st: State, cm: CompiledMove, player: int) -> tuple[Any, ...]:
         """The values of a move's names before any argument is chosen (as `env_for` binds them)."""
@@ -480,12 +489,14 @@ class Legality:
         env = self.env_for(st, cm, player, ())
         return tuple(env.get(name) for name in cm.names)
 
-    def _blocked_draw(self, st: State, cm: CompiledMove, values: tuple[Any, ...], args: list[Any]) -> bool:
-        """Whether a step's drawn arguments would change a protected tableau (see `blocked_step`)."""
+    def _blocked_draw(self, st: State, cm: CompiledMove, values: tuple[Any, ...],
+                      args: tuple[tuple[str, Any], ...]) -> bool:
+        """Whether a step's drawn arguments would change a protected tableau (see `blocked_step`); `values`
+        begin with those of the move's names."""
         if not (cm.decl.is_step and st.protected):
             return False
-        env = dict(zip(cm.names, values, strict=True))
-        env.update(zip(cm.no_args, args, strict=True))
+        env = dict(zip(cm.names, values[:len(cm.names)], strict=True))
+        env.update(args)
         return self.blocked_step(st, cm, env) is not None
 
     def random_move_by_kind(self, st: State, rng: random.Random) -> Move | None:
@@ -500,7 +511,7 @@ class Legality:
             for _ in range(SAMPLING_TRIES):
                 args = cm.sample(st, *values, *domains, rng.random) if all(domains) else None
                 if args is not None and not self._blocked_draw(st, cm, values, args):
-                    return Move(player, cm.name, tuple(zip(cm.no_args, args, strict=True)))
+                    return Move(player, cm.name, args)
             every = list(self.moves_of(st, player, cm))
             if every:
                 return rng.choice(every)
@@ -522,6 +533,21 @@ def _first_of_species(params: list[str], held: list[int], i: int) -> Fn:
         return first is not None and first == card
 
     return canonical
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The moves worth trying in a state, each with its player: how to weigh them (the number of argument
+    tuples of each), and for each plain move the values of its names before its arguments are drawn."""
+
+    moves: list[tuple[int, CompiledMove]]
+    weigh: Callable[[State], list[int]]
+    starts: list[tuple[Any, ...] | None]
+
+
+def _weights(st: State, moves: list[tuple[int, CompiledMove]]) -> list[int]:
+    sizes = Sizes(st.tableaux, st.hands, len(st.names))
+    return [cm.weight(sizes, p) for p, cm in moves]
 
 
 def _first_of_species_drawn(names: tuple[str, ...], params: list[str], held: list[int], i: int) -> Guard:
@@ -569,14 +595,6 @@ def _unprotected(param: str, protection: Protection, protections: list[Protectio
 def _protect_require(protection: Protection) -> s.Require:
     decl = protection.decl
     return s.Require(s.Lit(decl.pos, True), decl.text[0].lower() + decl.text[1:], decl.cite, decl.pos)
-
-
-def _pick_weighted(r: int, weights: list[int]) -> int:
-    for i, w in enumerate(weights):
-        if r < w:
-            return i
-        r -= w
-    return len(weights) - 1
 
 
 def _kind_ok(st: State, kind: str, value: Any) -> bool:

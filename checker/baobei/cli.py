@@ -195,23 +195,29 @@ def _section_key(text: str) -> tuple[int, ...]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .play.simulate import bench
+    from .play.simulate import Violation, bench
     from .scenarios.runner import engine_for
 
     eng = engine_for(_rules_dir(args))
     runs = []
-    with progress("runs", max(1, args.repeat)) as advance:
-        for _ in range(max(1, args.repeat)):
-            runs.append(bench(eng, args.players, args.rounds, args.seed))
-            advance(1)
+    try:
+        with progress("runs", max(1, args.repeat)) as advance:
+            for _ in range(max(1, args.repeat)):
+                runs.append(bench(eng, args.players, args.rounds, args.seed, invariants=args.invariants))
+                advance(1)
+    except Violation as err:
+        print(f"violated: {err}")
+        return EXIT_FAIL
     stats = runs[0]  # every run plays the same seeded moves; only the time differs
+    judged = ", every invariant judged after every move" if args.invariants else ""
     print(f"{args.players} players, seed {args.seed}: {stats.rounds} rounds ({stats.matches} whole matches), "
-          f"{stats.moves} moves" + (f" ({stats.capped} rounds capped)" if stats.capped else ""))
+          f"{stats.moves} moves" + (f" ({stats.capped} rounds capped)" if stats.capped else "") + judged)
     for i, run in enumerate(runs, 1):
         print(f"  run {i}: {run.seconds:.2f}s, {run.moves_per_second:,.0f} moves/s, "
-              f"{run.rounds_per_second:,.1f} rounds/s")
+              f"{run.rounds_per_second:,.1f} rounds/s, {run.microseconds_per_move:.1f} µs/move")
     median = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
-    print(f"median of {len(runs)}: {median.moves_per_second:,.0f} moves/s, {median.rounds_per_second:,.1f} rounds/s")
+    print(f"median of {len(runs)}: {median.moves_per_second:,.0f} moves/s, {median.rounds_per_second:,.1f} rounds/s, "
+          f"{median.microseconds_per_move:.1f} µs/move")
     if args.tally:
         print_tally(eng, args)
     return EXIT_OK
@@ -434,6 +440,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--rounds", type=POSITIVE, default=200, help="rounds to play per run")
             p.add_argument("--seed", type=int, default=1, help="the seed of the deals and the random moves")
             p.add_argument("--repeat", type=POSITIVE, default=3, help="runs to time; the median is reported")
+            p.add_argument("--invariants", action="store_true",
+                           help="judge every invariant after every move, as scenario replays do (the same moves)")
             p.add_argument("--tally", action="store_true", help="then count the same play: moves by name")
             p.add_argument("--watch", metavar="VARS", help="with --tally: variables whose values to count per round")
             p.add_argument("--policy", choices=["uniform", "kinds"], default="uniform",

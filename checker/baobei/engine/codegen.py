@@ -30,7 +30,7 @@ from ..language.arith import DivisionByZero, floor_div, floor_mod
 from ..language.builtins import BUILTINS, STATE_NAMES, Builtin
 from ..language.errors import EngineError, RulesError
 from ..language.ruleset import Ruleset
-from ..language.walk import ExprVisitor
+from ..language.walk import ExprVisitor, expr_children
 from .runtime import Fn, items_of
 from .state import PileLoc
 
@@ -125,9 +125,17 @@ class Frame:
 
     names: dict[str, str]
     params: tuple[str, ...]
+    tallies: dict[str, str] = field(default_factory=dict)  # builtin -> the local that holds its tally
 
     def bind(self, name: str, local: str) -> Frame:
-        return Frame({**self.names, name: local}, (*self.params, local))
+        return Frame({**self.names, name: local}, (*self.params, local), self.tallies)
+
+    def tallied(self, builtin: str, local: str) -> Frame:
+        return Frame(self.names, (*self.params, local), {**self.tallies, builtin: local})
+
+    def before(self) -> Frame:
+        """The frame inside `old(...)`: the tallies counted in the state after the move do not hold there."""
+        return Frame(self.names, self.params)
 
 
 @dataclass
@@ -263,6 +271,9 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
             raise RulesError(node.pos, f"unknown function {node.func!r} with {len(args)} argument(s)")
         if self.checked:
             return self._checked(builtin, node.pos, args), depth
+        if builtin.name in frame.tallies:
+            t, default, tally = self.temp(), self.unit.const(builtin.none_value), frame.tallies[builtin.name]
+            return f"({default} if ({t} := {args[0]}) is None else {tally}.get({t}, {default}))", depth + 1
         return self._fast(builtin, args), depth + 1
 
     @staticmethod
@@ -345,11 +356,19 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
         return f"({then} if {cond} else {other})", 1 + max(cd, td, od)
 
     # ------------------------------------------------------------ binders: a loop in a helper function
-    def _loop(self, var: str, domain: s.Expr, body: s.Expr, frame: Frame) -> tuple[str, str, str]:
-        """The items' code, the loop variable and the body's code (the variable bound in it)."""
+    def _loop(self, var: str, domain: s.Expr, body: s.Expr, frame: Frame) -> tuple[list[str], str, str, str]:
+        """Lines that count the tallies the body reads, the items' code, the loop variable and the body's
+        code (the variable bound in it). A builtin that declares a tally (`places` of every card, say)
+        is asked once before the loop instead of once per item: the state does not change meanwhile."""
         items = self.items(self.code(domain, frame))
         local = self.unit.fresh("l")
-        return items, local, self.code(body, frame.bind(var, local))
+        inner, counts = frame.bind(var, local), []
+        for builtin in _tallies(body):
+            if builtin.name not in inner.tallies and not self.checked:
+                tally = self.unit.fresh("c")
+                counts.append(f"{tally} = st.{builtin.tally}()")
+                inner = inner.tallied(builtin.name, tally)
+        return counts, items, local, self.code(body, inner)
 
     def items(self, value: str) -> str:
         """What a quantifier ranges over (`items_of`); most domains are lists already, which it gives as is."""
@@ -357,7 +376,7 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
         return f"({t} if ({t} := {value}).__class__ is list else _items_of(st, {t}))"
 
     def quant(self, node: s.Quant, frame: Frame) -> tuple[str, int]:
-        dom, x, body = self._loop(node.var, node.domain, node.body, frame)
+        counts, dom, x, body = self._loop(node.var, node.domain, node.body, frame)
         head = f"for {x} in {dom}:"
         lines = {
             "all": [head, f"    if not {body}:", "        return False", "return True"],
@@ -367,26 +386,42 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
             "most": ["values = []", head, f"    values.append({body})", "return _most(values)"],
             "least": ["values = []", head, f"    values.append({body})", "return _least(values)"],
         }[node.kind]
-        return self.helper(frame, lines), 1
+        return self.helper(frame, counts + lines), 1
 
     def first(self, node: s.First, frame: Frame) -> tuple[str, int]:
-        dom, x, cond = self._loop(node.var, node.domain, node.cond, frame)
-        return self.helper(frame, [f"for {x} in {dom}:", f"    if {cond}:", f"        return {x}",
+        counts, dom, x, cond = self._loop(node.var, node.domain, node.cond, frame)
+        return self.helper(frame, [*counts, f"for {x} in {dom}:", f"    if {cond}:", f"        return {x}",
                                    "return None"]), 1
 
     def filter(self, node: s.Filter, frame: Frame) -> tuple[str, int]:
-        dom, x, cond = self._loop(node.var, node.domain, node.cond, frame)
-        return self.helper(frame, ["kept = []", f"for {x} in {dom}:", f"    if {cond}:",
+        counts, dom, x, cond = self._loop(node.var, node.domain, node.cond, frame)
+        return self.helper(frame, [*counts, "kept = []", f"for {x} in {dom}:", f"    if {cond}:",
                                    f"        kept.append({x})", "return kept"]), 1
 
     def old(self, node: s.Old, frame: Frame) -> tuple[str, int]:
         # The state before the move, with the names bound where `old` stands (the context before the
         # move shares them); no `old` stands inside another, so the context goes no further.
-        inner = self.code(node.expr, frame)
+        inner = self.code(node.expr, frame.before())
         name = self.unit.fresh("o")
         self.helper(frame, [f"return {inner}"], name)
         args = ", ".join({"st": "ctx.before.st", "ctx": "None"}.get(p, p) for p in frame.params)
         return f"{name}({args})", 1
+
+
+def _tallies(node: s.Expr) -> list[Builtin]:
+    """The builtins with a tally that an expression calls with one argument, outside any `old(...)`."""
+    out: dict[str, Builtin] = {}
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, s.Old):
+            continue
+        if isinstance(item, s.Call) and len(item.args) == 1:
+            builtin = BUILTINS.get(item.func)
+            if builtin is not None and builtin.tally:
+                out[builtin.name] = builtin
+        stack.extend(expr_children(item))
+    return list(out.values())
 
 
 # ---------------------------------------------------------------- entry points

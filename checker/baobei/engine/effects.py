@@ -58,6 +58,7 @@ class Effects:
         self.draw_pile = list(rules.piles).index("draw_pile")
         self.mark_bits = eng.facts.mark_bits
         self.protections: list[Protection] = []  # set by the engine once the rules are compiled
+        self.left_pile = [PileLoc(i, "") for i in range(len(rules.piles))]  # the place a card left, by pile
         # The marks every card an ability moves, swaps or places gets, only when the change happens.
         self.ability_marks = sum(1 << eng.facts.mark_bits[m.name] for m in rules.marks.values() if m.on_ability_moves)
         # The marks a new turn keeps (-1: all): those that last a turn are cleared.
@@ -69,20 +70,20 @@ class Effects:
         for i, items in enumerate(st.piles):
             if items and items[-1] == card:
                 items.pop()
-                return PileLoc(i, "")
+                return self.left_pile[i]
         for p, hand in enumerate(st.hands):
             if card in hand:
                 hand.remove(card)
                 return HandLoc(p)
         for p, row in enumerate(st.tableaux):
-            for i, c in enumerate(row):
-                if c == card:
-                    row[i] = None
-                    return (p, i + 1)
+            if card in row:
+                i = row.index(card)
+                row[i] = None
+                return (p, i + 1)
         for i, items in enumerate(st.piles):
             if card in items:
                 items.remove(card)
-                return PileLoc(i, "")
+                return self.left_pile[i]
         if card in st.box:
             st.box.remove(card)
             return None

@@ -319,8 +319,9 @@ class Engine(Legality):
     def broken_invariants(self, st: State) -> Iterator[s.InvariantDecl]:
         """The state invariants that do not hold in `st`, in declaration order (transition invariants
         need a move and are not among them)."""
+        ctx = Ctx(st, {}, None)  # one context for all: evaluating an expression binds no name in it
         for ident, (when, holds) in self.invariant_fns.items():
-            if (when is None or self.evaluate(st, when)) and not self.evaluate(st, holds):
+            if (when is None or when(ctx)) and not holds(ctx):
                 yield self.rules.invariants[ident]
 
     def broken_invariant(self, st: State) -> s.InvariantDecl | None:
@@ -329,9 +330,9 @@ class Engine(Legality):
     def broken_transitions(self, before: State, after: State, actor: int | None) -> Iterator[s.InvariantDecl]:
         """The transition invariants that a move by `actor` from `before` to `after` breaks (`after` as
         the move left it, every ability that needed no choice run)."""
+        ctx = Ctx(after, {TRANSITION_ACTOR: actor}, None)  # one for all: evaluating binds no name in it
+        ctx.before = Ctx(before, ctx.env, None)
         for ident, (when, holds) in self.transition_fns.items():
-            ctx = Ctx(after, {TRANSITION_ACTOR: actor}, None)
-            ctx.before = Ctx(before, ctx.env, None)
             if (when is None or when(ctx)) and not holds(ctx):
                 yield self.rules.invariants[ident]
 

@@ -9,7 +9,10 @@ holds None and keeps its number. A state serializes to JSON and back (`to_json`,
 from __future__ import annotations
 
 import random
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from ..language.ruleset import Ruleset
@@ -163,7 +166,7 @@ class State:
         rng = self._rng
         if rng is None:
             saved = self._rng_state
-            assert saved is not None  # a state holds its generator or the generator's saved state
+            assert saved is not None, "a snapshot has no random generator: play on a copy"
             rng = self._rng = random.Random.__new__(random.Random)
             rng.setstate(saved)
             self._rng_state = None
@@ -177,7 +180,7 @@ class State:
         """The generator's state, as `random.Random.getstate` gives it (a tuple, never changed in place)."""
         if self._rng is not None:
             return self._rng.getstate()  # a generator in use is read each time: it may have moved on
-        assert self._rng_state is not None
+        assert self._rng_state is not None, "a snapshot has no random generator: play on a copy"
         return self._rng_state
 
     @property
@@ -186,6 +189,13 @@ class State:
         return self.windows[-1] if self.windows else None
 
     def copy(self) -> State:
+        new = self.snapshot()
+        new._rng, new._rng_state = None, self.rng_state()
+        return new
+
+    def snapshot(self) -> State:
+        """A copy to read, not to play on: without the random generator, whose state is most of the cost of
+        a copy (the state before a move, say, for the invariants that compare it with the state after)."""
         new = State.__new__(State)
         new.names = self.names
         new.facts = self.facts
@@ -202,7 +212,7 @@ class State:
         new.waiting = list(self.waiting)  # entries are never changed in place
         new.known = list(self.known)
         new.marks = list(self.marks)
-        new._rng, new._rng_state = None, self.rng_state()
+        new._rng = new._rng_state = None
         new.box = list(self.box)
         new.in_round = self.in_round
         new.seats = list(self.seats)
@@ -281,15 +291,24 @@ class State:
 
     def count_places(self, card: Card) -> int:
         """How many places hold the card: 1 whenever the rules kept every card in exactly one place."""
-        return sum(row.count(card) for row in self.tableaux) + sum(h.count(card) for h in self.hands) \
-            + sum(p.count(card) for p in self.piles) + self.box.count(card)
+        return sum(items.count(card) for items in self._places())
+
+    def place_counts(self) -> Counter[Card | None]:
+        """`count_places` of every card at once, counted in one pass (a card in no place is missing)."""
+        return Counter(chain.from_iterable(self._places()))
+
+    def _places(self) -> Iterator[list[Card] | list[Card | None]]:
+        """Every place that holds cards: the slots of each tableau, the hands, the piles and the box."""
+        yield from self.tableaux
+        yield from self.hands
+        yield from self.piles
+        yield self.box
 
     def locate(self, card: Card) -> object:
         """Where a card is: a slot, a hand, a pile, or None for the box (for reports, not for play)."""
         for p, row in enumerate(self.tableaux):
-            for i, c in enumerate(row):
-                if c == card:
-                    return (p, i + 1)
+            if card in row:
+                return (p, row.index(card) + 1)
         for p, hand in enumerate(self.hands):
             if card in hand:
                 return HandLoc(p)

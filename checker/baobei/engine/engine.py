@@ -241,8 +241,13 @@ class Engine(Legality):
             ctx.marking = self.effects.ability_marks
         cm.body(ctx)
         if ctx.changed and "changed" in self.hook_procs:
+            changed, formals = self.hook_procs["changed"], [f.name for f in self.rules.hooks["changed"].formals]
+            actor = env.get("actor")
             for owner in sorted(ctx.changed):
-                self.run_hook("changed", Ctx(st, {"actor": env.get("actor")}, log), (owner, env.get("actor")))
+                # As run_hook calls it, from a context of its own that records no changes.
+                names = {"actor": actor}
+                names.update(zip(formals, (owner, actor), strict=True))
+                changed(Ctx(st, names, log))
         self.refresh_protection(st)
 
     def refresh_protection(self, st: State) -> None:

@@ -18,7 +18,7 @@ import dataclasses
 import random
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from itertools import accumulate
+from itertools import accumulate, repeat
 from typing import TYPE_CHECKING, Any
 
 from ..language import syntax as s
@@ -30,7 +30,7 @@ from .compiler import Compiler
 from .move import Move
 from .protection import Protection, protection_against, tableau_of
 from .runtime import Ctx, Fn, Origin, Proc
-from .sampling import Guard, Sampler, Sizes
+from .sampling import Guard, Level, Sampler, Sizes, WhenProtected
 from .state import State, Waiting
 
 if TYPE_CHECKING:
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 SLOT_KINDS = ("slot", "own_slot", "free_slot")
 SAMPLING_TRIES = 64  # rejections before listing every legal move: rare at acceptance rates above a few percent
+MAX_SHAPES = 4096  # tables whose argument domains random play keeps (then it forgets them and starts again)
 
 
 @dataclasses.dataclass
@@ -88,7 +89,7 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
     fixed: list[tuple[Fn, s.Require]] = []
     dependent: list[tuple[Fn, s.Require]] = []
     levels: list[list[Fn]] = [[] for _ in params]
-    drawn: list[list[s.Expr | Guard]] = [[] for _ in params]  # the same levels, for the sampler
+    drawn: list[Level] = [[] for _ in params]  # the same levels, for the sampler
     for req in m.requires:
         fn = comp.expr(req.cond, scope)
         read = [i for i, name in enumerate(params) if name in free_names(req.cond)]
@@ -110,7 +111,7 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
                 guard = (_unprotected(name, protection, protections), _protect_require(protection))
                 dependent.append(guard)
                 levels[i].append(guard[0])
-                drawn[i].append(_unprotected_drawn(names.index(name), protection, protections))
+                drawn[i].append(WhenProtected(_unprotected_drawn(names.index(name), protection, protections)))
     by = comp.expr(m.by, scope) if m.by is not None else None
     body = comp.block(m.body, scope, Origin(m.name, m.cite))
     phases = move_phases(m)
@@ -164,6 +165,7 @@ class Legality:
         # Moves that call on a window: they stay open to the window's players while an ability waits for it.
         self._window_moves = [cm for cm in players if cm.window_move]
         self._options_cache: dict[tuple[Any, ...], Options] = {}
+        self._shapes: dict[tuple[int, ...], Shape] = {}
 
     def describe(self, st: State, move: Move) -> str:
         raise NotImplementedError
@@ -322,16 +324,19 @@ class Legality:
 
     def _domains(self, st: State, cm: CompiledMove, actor: int,
                  cache: dict[tuple[str, int, int], list[Any]] | None = None) -> list[list[Any]]:
-        """The values each argument may take; `cache` shares them between the moves of one state."""
+        """The values each argument may take; `cache` shares them between the moves of one state, or of
+        every state with the same slots (`_shared_domains`), which never holds the cards in hand."""
         if cache is None:
             cache = {}
         out = []
         for kind, optional in cm.arg_kinds:
             key = (kind, actor if kind != "slot" else -1, optional)
-            values = cache.get(key)
+            values = cache.get(key) if kind != "held_card" else None
             if values is None:
                 values = self.domain(st, kind, actor)
-                values = cache[key] = [None, *values] if optional else values
+                values = [None, *values] if optional else values
+                if kind != "held_card":
+                    cache[key] = values
             out.append(values)
         return out
 
@@ -433,11 +438,15 @@ class Legality:
         After `tries` rejections every legal move is listed and one is chosen (uniform as well)."""
         found = self._random_options(st, self.halt(st))
         options, starts = found.moves, found.starts
-        weights = found.weigh(st)
-        bounds = list(accumulate(weights))  # option i is drawn for the numbers below bounds[i], from bounds[i - 1]
+        shape = self._shape(st)
+        if shape is not None and found.key is not None:
+            weights, bounds = shape.weighed(found, st)
+        else:
+            weights = found.weigh(st)
+            bounds = list(accumulate(weights))  # option i is drawn below bounds[i], from bounds[i - 1] on
         total = bounds[-1] if bounds else 0
         checked: dict[int, tuple[Any, ...]] = {}  # options that hold: their sampler's values and domains
-        cache: dict[tuple[str, int, int], list[Any]] = {}
+        cache = shape.domains if shape is not None else {}
         rejections = 0
         rnd = rng.random
         while total and rejections < tries:
@@ -460,6 +469,20 @@ class Legality:
                  if i in checked or cm.holds(st, *self._values(st, cm, p))]
         return rng.choice(every) if every else None
 
+    def _shape(self, st: State) -> Shape | None:
+        """What random play keeps for every state with the same slots, when no tableau has a free slot (the
+        lengths of the tableaux then say which slots there are): random play meets few such tables."""
+        rows = st.tableaux
+        if any(map(list.count, rows, repeat(None))):
+            return None
+        key = (len(st.names), *map(len, rows))
+        shape = self._shapes.get(key)
+        if shape is None:
+            if len(self._shapes) >= MAX_SHAPES:
+                self._shapes.clear()
+            shape = self._shapes[key] = Shape({}, {})
+        return shape
+
     def _random_options(self, st: State, halt: s.HaltDecl | None) -> Options:
         """The moves worth trying, with their players. Only the active player can act unless an ability
         waits, a window is open or the phase gives the others moves of their own (the initial peek, say).
@@ -477,9 +500,11 @@ class Legality:
                  for cm in self._options(st, p, halt)]
         starts = [(p, None, *cm.no_args.values()) if cm.plain else None for p, cm in moves]
         if key is None:
-            return Options(moves, lambda now: _weights(now, moves), starts)
+            return Options(moves, lambda now: _weights(now, moves), starts, None)
         weigh = sampling.weigher(self.unit, [(p, cm.arg_kinds) for p, cm in moves], len(st.names))
-        found = self._options_cache[key] = Options(moves, weigh, starts)
+        # Weights that count held cards depend on more than the slots: they are never kept by shape.
+        held = any(kind == "held_card" for _, cm in moves for kind, _ in cm.arg_kinds)
+        found = self._options_cache[key] = Options(moves, weigh, starts, None if held else key)
         return found
 
     def _values(self, st: State, cm: CompiledMove, player: int) -> tuple[Any, ...]:
@@ -543,6 +568,25 @@ class Options:
     moves: list[tuple[int, CompiledMove]]
     weigh: Callable[[State], list[int]]
     starts: list[tuple[Any, ...] | None]
+    key: tuple[Any, ...] | None  # when its weights follow from the slots alone: the key it is kept by
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """What random play keeps for the states whose tableaux have the same slots and no free slot: the
+    argument domains (by kind, player and whether optional) and the weights of each list of options."""
+
+    domains: dict[tuple[str, int, int], list[Any]]
+    weights: dict[tuple[Any, ...], tuple[tuple[int, ...], list[int]]]
+
+    def weighed(self, found: Options, st: State) -> tuple[list[int], list[int]]:
+        """The options' weights (a list of one's own, to change) and their running sums (never changed)."""
+        assert found.key is not None
+        known = self.weights.get(found.key)
+        if known is None:
+            weights = found.weigh(st)
+            known = self.weights[found.key] = (tuple(weights), list(accumulate(weights)))
+        return list(known[0]), known[1]
 
 
 def _weights(st: State, moves: list[tuple[int, CompiledMove]]) -> list[int]:
@@ -569,10 +613,8 @@ def _first_of_species_drawn(names: tuple[str, ...], params: list[str], held: lis
 
 
 def _unprotected_drawn(at: int, protection: Protection, protections: list[Protection]) -> Guard:
-    """`_unprotected` as the sampler calls it; with no tableau protected there is nothing to look up."""
+    """`_unprotected` as the sampler calls it (while a tableau is protected: otherwise it holds)."""
     def guard(st: State, *values: Any) -> bool:
-        if not st.protected:
-            return True
         owner = tableau_of(values[at])
         if owner is None:
             return True

@@ -11,6 +11,7 @@ a general loop would bind every value in a dictionary of names and walk a list o
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import repeat
 from operator import sub
 from typing import Any
@@ -21,11 +22,20 @@ from .codegen import Unit
 
 # A guard as the sampler calls it: (state, *the values of the move's names) -> truthy when it holds.
 Guard = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class WhenProtected:
+    """A guard that holds whenever no tableau is protected: the sampler calls it only while one is."""
+
+    guard: Guard
 Sampler = Callable[..., "tuple[tuple[str, Any], ...] | None"]
 
 
-def sampler(unit: Unit, names: tuple[str, ...], params: tuple[str, ...], levels: list[list[s.Expr | Guard]]
-            ) -> Sampler:
+Level = list[s.Expr | Guard | WhenProtected]  # the guards decided once an argument is drawn
+
+
+def sampler(unit: Unit, names: tuple[str, ...], params: tuple[str, ...], levels: list[Level]) -> Sampler:
     """(state, *the values of `names` before any argument is chosen, *the domains of `params`, random)
     -> the arguments drawn, as a move holds them ((name, value) pairs), or None as soon as a guard of
     the level just drawn fails.
@@ -49,9 +59,11 @@ def sampler(unit: Unit, names: tuple[str, ...], params: tuple[str, ...], levels:
 
 
 def _refuse(unit: Unit, exprs: codegen.ExprSource, frame: codegen.Frame, names: tuple[str, ...],
-            guard: s.Expr | Guard) -> list[str]:
+            guard: s.Expr | Guard | WhenProtected) -> list[str]:
     """Lines that return None when the guard fails; a condition's checked rendering runs when its code raises."""
     values = ", ".join(frame.params)
+    if isinstance(guard, WhenProtected):
+        return [f"if st.protected and not {unit.const(guard.guard)}({values}):", "    return None"]
     if callable(guard):
         return [f"if not {unit.const(guard)}({values}):", "    return None"]
     checked = unit.const(codegen.checked_function(unit, (guard,), names))

@@ -264,8 +264,9 @@ class State:
 
     def seats_from(self, player: Player) -> list[Player]:
         """The seats of this round in seating order, starting at p (or at the next seat of the round after p)."""
-        n = len(self.names)
-        return [q for q in ((player + i) % n for i in range(n)) if self.in_round >> q & 1]
+        n, in_round = len(self.names), self.in_round
+        start = player % n  # (player + i) % n for i = 0, 1, ... counts start, start + 1, ..., n - 1, 0, ...
+        return [q for q in chain(range(start, n), range(start)) if in_round >> q & 1]
 
     def deck(self) -> list[Card]:
         return list(range(len(self.known)))

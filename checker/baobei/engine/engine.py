@@ -54,6 +54,9 @@ class Engine(Legality):
         self.order_fn: Fn | None = None
         self.phases = frozenset(rules.phase_names)
         self._compile()
+        changed = self.rules.hooks.get("changed")
+        # The hook `_body` calls after a rule changed a tableau, with the names of its formals.
+        self._changed = None if changed is None else (self.hook_procs["changed"], [f.name for f in changed.formals])
         super().__init__()
 
     # ------------------------------------------------------------ compilation
@@ -240,8 +243,8 @@ class Engine(Legality):
         if cm.decl.is_ability:
             ctx.marking = self.effects.ability_marks
         cm.body(ctx)
-        if ctx.changed and "changed" in self.hook_procs:
-            changed, formals = self.hook_procs["changed"], [f.name for f in self.rules.hooks["changed"].formals]
+        if ctx.changed and self._changed is not None:
+            changed, formals = self._changed
             actor = env.get("actor")
             for owner in sorted(ctx.changed):
                 # As run_hook calls it, from a context of its own that records no changes.

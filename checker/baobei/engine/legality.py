@@ -18,7 +18,7 @@ import dataclasses
 import random
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from itertools import accumulate, repeat
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from ..language import syntax as s
@@ -65,6 +65,7 @@ class CompiledMove:
     sample: Sampler
     weight: Callable[[Sizes, int], int]
     plain: bool  # a move (no ability) whose names are actor, source and its arguments, none repeated
+    by_slots: bool  # its argument domains follow from the slots alone (no held card among them)
 
     @property
     def name(self) -> str:
@@ -127,7 +128,7 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
                         any(_is_attempt_guard(req.cond) for req in m.requires), window_move, no_args, arg_kinds,
                         names, comp.function(player_guards, names, conjunction=True), sample,
                         sampling.weight(comp.unit, arg_kinds),
-                        not m.is_ability and len(names) == 2 + len(params))
+                        not m.is_ability and len(names) == 2 + len(params), not held)
 
 
 def _unpaired(*values: Any) -> tuple[tuple[str, Any], ...] | None:
@@ -446,11 +447,10 @@ class Legality:
             bounds = list(accumulate(weights))  # option i is drawn below bounds[i], from bounds[i - 1] on
         total = bounds[-1] if bounds else 0
         checked: dict[int, tuple[Any, ...]] = {}  # options that hold: their sampler's values and domains
-        cache = shape.domains if shape is not None else {}
         rejections = 0
         rnd = rng.random
         while total and rejections < tries:
-            i = min(bisect_right(bounds, int(rnd() * total)), len(bounds) - 1)
+            i = bisect_right(bounds, int(rnd() * total))  # below len(bounds): the number is below the total
             player, cm = options[i]
             drawn = checked.get(i)
             if drawn is None:
@@ -460,8 +460,8 @@ class Legality:
                     bounds = list(accumulate(weights))
                     total = bounds[-1]
                     continue
-                drawn = checked[i] = (*values, *self._domains(st, cm, player, cache))
-            args = cm.sample(st, *drawn, rnd)
+                drawn = checked[i] = self._drawn(st, cm, player, values, shape)
+            args = cm.sample(st, drawn, rnd)
             if args is not None and not (cm.decl.is_step and st.protected and self._blocked_draw(st, cm, drawn, args)):
                 return Move(player, cm.name, args)
             rejections += 1
@@ -469,18 +469,33 @@ class Legality:
                  if i in checked or cm.holds(st, *self._values(st, cm, p))]
         return rng.choice(every) if every else None
 
+    def _drawn(self, st: State, cm: CompiledMove, player: int, values: tuple[Any, ...], shape: Shape | None
+               ) -> tuple[Any, ...]:
+        """What the sampler draws from: the values of the move's names and the domains of its arguments. For
+        a plain move without held cards, both follow from the player and the slots: kept with the shape."""
+        if shape is None:
+            return (*values, *self._domains(st, cm, player))
+        if not (cm.plain and cm.by_slots):
+            return (*values, *self._domains(st, cm, player, shape.domains))
+        key = (cm.name, player)
+        drawn = shape.drawn.get(key)
+        if drawn is None:
+            drawn = shape.drawn[key] = (*values, *self._domains(st, cm, player, shape.domains))
+        return drawn
+
     def _shape(self, st: State) -> Shape | None:
         """What random play keeps for every state with the same slots, when no tableau has a free slot (the
         lengths of the tableaux then say which slots there are): random play meets few such tables."""
         rows = st.tableaux
-        if any(map(list.count, rows, repeat(None))):
-            return None
-        key = (len(st.names), *map(len, rows))
+        for row in rows:  # a plain loop: the quickest way to look at a few short rows
+            if None in row:
+                return None
+        key = tuple(map(len, rows))  # one length per seat: the number of seats too
         shape = self._shapes.get(key)
         if shape is None:
             if len(self._shapes) >= MAX_SHAPES:
                 self._shapes.clear()
-            shape = self._shapes[key] = Shape({}, {})
+            shape = self._shapes[key] = Shape({}, {}, {})
         return shape
 
     def _random_options(self, st: State, halt: s.HaltDecl | None) -> Options:
@@ -490,7 +505,8 @@ class Legality:
         and the halt alone: it is made once for each such combination, with the code that weighs it."""
         key = None
         if not st.waiting:
-            key = (st.phase, st.active, len(st.names), bool(st.windows), self.window_callable(st),
+            windows = st.windows
+            key = (st.phase, st.active, len(st.names), bool(windows), bool(windows) and windows[-1].attempts > 0,
                    None if halt is None else halt.name)
             known = self._options_cache.get(key)
             if known is not None:
@@ -534,7 +550,7 @@ class Legality:
             domains = self._domains(st, cm, player)
             values = self._values(st, cm, player)
             for _ in range(SAMPLING_TRIES):
-                args = cm.sample(st, *values, *domains, rng.random) if all(domains) else None
+                args = cm.sample(st, (*values, *domains), rng.random) if all(domains) else None
                 if args is not None and not self._blocked_draw(st, cm, values, args):
                     return Move(player, cm.name, args)
             every = list(self.moves_of(st, player, cm))
@@ -578,6 +594,7 @@ class Shape:
 
     domains: dict[tuple[str, int, int], list[Any]]
     weights: dict[tuple[Any, ...], tuple[tuple[int, ...], list[int]]]
+    drawn: dict[tuple[str, int], tuple[Any, ...]]  # a plain move's values and domains, by move and player
 
     def weighed(self, found: Options, st: State) -> tuple[list[int], list[int]]:
         """The options' weights (a list of one's own, to change) and their running sums (never changed)."""

@@ -36,7 +36,7 @@ Level = list[s.Expr | Guard | WhenProtected]  # the guards decided once an argum
 
 
 def sampler(unit: Unit, names: tuple[str, ...], params: tuple[str, ...], levels: list[Level]) -> Sampler:
-    """(state, *the values of `names` before any argument is chosen, *the domains of `params`, random)
+    """(state, (the values of `names` before any argument is chosen, then the domains of `params`), random)
     -> the arguments drawn, as a move holds them ((name, value) pairs), or None as soon as a guard of
     the level just drawn fails.
 
@@ -47,14 +47,14 @@ def sampler(unit: Unit, names: tuple[str, ...], params: tuple[str, ...], levels:
     frame = codegen.Frame(local, ("st", *local.values()))
     exprs = codegen.ExprSource(unit, checked=False)
     domains = [unit.fresh("d") for _ in params]
-    lines = []
+    lines = [f"{''.join(v + ', ' for v in [*local.values(), *domains])}= drawn"]
     for param, domain, level in zip(params, domains, levels, strict=True):
         lines.append(f"{local[param]} = {domain}[int(rnd() * len({domain}))]")
         for guard in level:
             lines += _refuse(unit, exprs, frame, names, guard)
     lines.append(f"return ({''.join(f'({p!r}, {local[p]}), ' for p in params)})")
     name = unit.fresh("s")
-    head = f"def {name}({', '.join(frame.params)}, {''.join(d + ', ' for d in domains)}rnd):\n"
+    head = f"def {name}(st, drawn, rnd):\n"
     return unit.define("".join(exprs.helpers) + head + "".join(f"    {line}\n" for line in lines), name)
 
 

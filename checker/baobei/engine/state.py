@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any
+from typing import Any, cast
 
 from ..language.ruleset import Ruleset
 
@@ -226,7 +226,10 @@ class State:
         return row[number - 1] if 0 < number <= len(row) else None
 
     def cards_of(self, player: Player) -> list[Card]:
-        return [c for c in self.tableaux[player] if c is not None]
+        row = self.tableaux[player]
+        if None not in row:
+            return cast(list[Card], list(row))  # no free slot in it: a copy is quicker than a filter
+        return [c for c in row if c is not None]
 
     def occupied_slots(self, player: Player) -> list[Slot]:
         return [(player, i + 1) for i, c in enumerate(self.tableaux[player]) if c is not None]
@@ -240,13 +243,14 @@ class State:
         if preferred is not None and preferred[0] == player and 0 < preferred[1] <= len(row) \
                 and row[preferred[1] - 1] is None:
             return preferred
-        for i, c in enumerate(row):
-            if c is None:
-                return (player, i + 1)
+        if None in row:
+            return (player, row.index(None) + 1)
         return (player, len(row) + 1)
 
     def pile_cards(self, place: Any) -> list[Card] | None:
         """The cards of a pile or a hand (bottom first); None for anything that is not such a place."""
+        if place.__class__ is list:
+            return None  # the most frequent question, from a list of values
         if isinstance(place, PileLoc):
             return self.piles[place.index]
         if isinstance(place, HandLoc):

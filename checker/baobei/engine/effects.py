@@ -18,7 +18,7 @@ from ..language.ruleset import ALL_CARDS, Ruleset
 from ..language.text import plural
 from .protection import Protection, protection_against
 from .runtime import Ctx, Event, Fn, Origin, items_of
-from .state import CardFacts, Chance, HandLoc, PileLoc, State, Waiting, Window
+from .state import CardFacts, Chance, HandLoc, PileLoc, State, Waiting, Window, hand_of
 
 
 class Host(Protocol):
@@ -74,7 +74,7 @@ class Effects:
         for p, hand in enumerate(st.hands):
             if card in hand:
                 hand.remove(card)
-                return HandLoc(p)
+                return hand_of(p)
         for p, row in enumerate(st.tableaux):
             if card in row:
                 i = row.index(card)

@@ -226,10 +226,13 @@ class Engine(Legality):
         events: list[Event] | None = [] if log else None
         if events is not None:
             events.append(Event(cm.name, cm.decl.cite, self.describe(st, move)))
-        env = self.env_for(st, cm, move.player, move.args)
         if cm.decl.is_ability:
+            env = self.env_for(st, cm, move.player, move.args)
             waiting = st.waiting.pop(0)
             self._start_ability(st, waiting, events)
+        else:  # env_for of a move, written out: this runs for every move
+            env = {"actor": move.player, "source": None, **cm.no_args}
+            env.update(move.args)
         self._body(st, cm, env, events)
         self.settle(st, events)
         return events or []

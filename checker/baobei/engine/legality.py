@@ -159,6 +159,7 @@ class Legality:
                                  for phase, moves in self._by_phase.items()}
         self._unphased_others = [cm for cm in self._unphased if not cm.active_only]
         self._halts = [(when, decl, phase_guard(_first_conjunct(decl.when))) for when, decl in self.halts]
+        self._halts_in: dict[Any, list[tuple[Fn, s.HaltDecl]]] = {}  # by phase, the halts that may hold in it
         # The moves others may make with no window open: while there are none, only the active player acts.
         self._others_without_window = {phase: [cm for cm in moves if not cm.needs_window]
                                        for phase, moves in self._by_phase_others.items()}
@@ -220,11 +221,14 @@ class Legality:
 
     def halt(self, st: State) -> s.HaltDecl | None:
         """The first halt of the rules that holds now (while it holds only its allowed moves are legal)."""
-        ctx: Ctx | None = None
-        for when, decl, phases in self._halts:
-            if phases is not None and st.phase not in phases:
-                continue  # a halt that names its phases cannot hold in another one
-            ctx = ctx or Ctx(st, {}, None)
+        halts = self._halts_in.get(st.phase)
+        if halts is None:
+            halts = self._halts_in[st.phase] = [(when, decl) for when, decl, phases in self._halts
+                                                if phases is None or st.phase in phases]
+        if not halts:
+            return None  # a halt that names its phases cannot hold in another one
+        ctx = Ctx(st, {}, None)
+        for when, decl in halts:
             if when(ctx):
                 return decl
         return None

@@ -37,6 +37,21 @@ class HandLoc:
     player: int
 
 
+_HANDS: dict[int, HandLoc] = {}
+_SEATS: dict[tuple[int, int, int], tuple[Player, ...]] = {}  # the seats_from orders met so far
+
+
+def hand_of(player: Player) -> HandLoc:
+    """A player's hand as a place: one value per player, made once (hands are named on every draw)."""
+    try:
+        hand = _HANDS.get(player)
+    except TypeError:  # not a player at all: a value of its own, as HandLoc gives it
+        return HandLoc(player)
+    if hand is None:
+        hand = _HANDS[player] = HandLoc(player)
+    return hand
+
+
 class CardFacts:
     """Per-card facts from the deck, as flat lists indexed by card number."""
 
@@ -258,7 +273,7 @@ class State:
         return None
 
     def hand_place(self, player: Player) -> HandLoc:
-        return HandLoc(player)
+        return hand_of(player)
 
     def hand_cards(self, player: Player) -> list[Card]:
         return list(self.hands[player])
@@ -270,7 +285,11 @@ class State:
         """The seats of this round in seating order, starting at p (or at the next seat of the round after p)."""
         n, in_round = len(self.names), self.in_round
         start = player % n  # (player + i) % n for i = 0, 1, ... counts start, start + 1, ..., n - 1, 0, ...
-        return [q for q in chain(range(start, n), range(start)) if in_round >> q & 1]
+        key = (n, in_round, start)
+        seats = _SEATS.get(key)
+        if seats is None:  # a few dozen orders at most: each is worked out once
+            seats = _SEATS[key] = tuple(q for q in chain(range(start, n), range(start)) if in_round >> q & 1)
+        return list(seats)
 
     def deck(self) -> list[Card]:
         return list(range(len(self.known)))
@@ -316,7 +335,7 @@ class State:
                 return (p, row.index(card) + 1)
         for p, hand in enumerate(self.hands):
             if card in hand:
-                return HandLoc(p)
+                return hand_of(p)
         for i, pile in enumerate(self.piles):
             if card in pile:
                 return i

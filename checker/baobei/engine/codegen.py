@@ -149,11 +149,22 @@ class Unit:
     ns: dict[str, Any] = field(default_factory=dict)
     _ids: itertools.count[int] = field(default_factory=itertools.count)
     _consts: dict[int, str] = field(default_factory=dict)
+    _rows: dict[tuple[str, Any], int | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.ns.update({"_WRONG_KIND": WRONG_KIND, "_items_of": items_of, "_item": item, "_most": most,
                         "_least": least, "_D": self.defines, "_call": checked_call, "_fact": checked_fact,
-                        "_table": self.rules.table_value, "__builtins__": __builtins__})
+                        "_table": self.table_value, "__builtins__": __builtins__})
+
+    def table_value(self, table: str, players: Any) -> int | None:
+        """`Ruleset.table_value`, each answer for a number kept: tables do not change, and some are read in
+        every loop (a hand size for every card dealt)."""
+        if players.__class__ is not int:
+            return self.rules.table_value(table, players)
+        key = (table, players)
+        if key not in self._rows:
+            self._rows[key] = self.rules.table_value(table, players)
+        return self._rows[key]
 
     def fresh(self, prefix: str) -> str:
         return f"_{prefix}{next(self._ids)}"

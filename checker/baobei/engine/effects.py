@@ -211,7 +211,8 @@ class Effects:
             chance.before_draw(st, pile)  # the outcome comes from elsewhere (a referee's game log)
         c = pile.pop()
         self.put(st, c, where)
-        self._touched(ctx, where)
+        if ctx.changed is not None and isinstance(where, tuple):  # _touched, written out: every draw passes here
+            ctx.changed.add(where[0])
         if ctx.marking:
             st.marks[c] |= ctx.marking
         if bind:
@@ -324,8 +325,9 @@ class Effects:
         gathered: list[int] = []
         for source in sources:
             gathered.extend(self._gather(st, source))
+        known = st.known
         for c in gathered:
-            st.known[c] = 0  # shuffled face down: nobody can follow a card any more
+            known[c] = 0  # shuffled face down: nobody can follow a card any more
         pile = st.piles[into.index]
         pile.extend(gathered)
         st.rng.shuffle(pile)

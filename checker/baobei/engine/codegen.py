@@ -20,7 +20,7 @@ safe: it gives the same value, or the error the rules should report.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Any
@@ -30,7 +30,7 @@ from ..language.arith import DivisionByZero, floor_div, floor_mod
 from ..language.builtins import BUILTINS, STATE_NAMES, Builtin
 from ..language.errors import EngineError, RulesError
 from ..language.ruleset import Ruleset
-from ..language.walk import ExprVisitor, expr_children
+from ..language.walk import ExprVisitor, expr_children, free_names
 from .runtime import Fn, items_of
 from .state import PileLoc
 
@@ -126,16 +126,24 @@ class Frame:
     names: dict[str, str]
     params: tuple[str, ...]
     tallies: dict[str, str] = field(default_factory=dict)  # builtin -> the local that holds its tally
+    memos: dict[int, tuple[str, int]] = field(default_factory=dict)  # id of a node -> where its value is kept
 
     def bind(self, name: str, local: str) -> Frame:
-        return Frame({**self.names, name: local}, (*self.params, local), self.tallies)
+        return Frame({**self.names, name: local}, (*self.params, local), self.tallies, self.memos)
 
     def tallied(self, builtin: str, local: str) -> Frame:
-        return Frame(self.names, (*self.params, local), {**self.tallies, builtin: local})
+        return Frame(self.names, (*self.params, local), {**self.tallies, builtin: local}, self.memos)
+
+    def memoized(self, local: str, nodes: list[s.Expr], keys: Iterator[int]) -> Frame:
+        return Frame(self.names, (*self.params, local), self.tallies,
+                     {**self.memos, **{id(node): (local, next(keys)) for node in nodes}})
+
+    def unmemoized(self, node: s.Expr) -> Frame:
+        return Frame(self.names, self.params, self.tallies, {k: v for k, v in self.memos.items() if k != id(node)})
 
     def before(self) -> Frame:
         """The frame inside `old(...)`: the tallies counted in the state after the move do not hold there."""
-        return Frame(self.names, self.params)
+        return Frame(self.names, self.params, {}, self.memos)
 
 
 @dataclass
@@ -217,9 +225,18 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
         self.checked = checked
         self.helpers: list[str] = []
 
+    def kept(self, node: s.Expr, frame: Frame) -> tuple[str, int]:
+        """The code of a node that an enclosing loop keeps: read from where it is kept, and worked out (and
+        kept) the first time."""
+        where, key = frame.memos[id(node)]
+        text, depth = self.visit(node, frame.unmemoized(node))
+        return f"({where}[{key}] if {key} in {where} else {where}.setdefault({key}, {text}))", depth + 1
+
     def code(self, node: s.Expr, frame: Frame) -> str:
         """An expression's code, put into a function of its own when it nests too deep."""
-        text, depth = self.visit(node, frame)
+        # visit, or kept: written out here and in sub, as each nesting level of the rules costs frames of
+        # Python's stack while the code is generated.
+        text, depth = self.kept(node, frame) if id(node) in frame.memos else self.visit(node, frame)
         if depth <= MAX_DEPTH:
             return text
         return self.helper(frame, [f"return {text}"])
@@ -232,7 +249,7 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
         return f"{name}({args})"
 
     def sub(self, node: s.Expr, frame: Frame) -> tuple[str, int]:
-        text, depth = self.visit(node, frame)
+        text, depth = self.kept(node, frame) if id(node) in frame.memos else self.visit(node, frame)
         if depth > MAX_DEPTH:
             return self.helper(frame, [f"return {text}"]), 1
         return text, depth
@@ -379,6 +396,13 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
                 tally = self.unit.fresh("c")
                 counts.append(f"{tally} = st.{builtin.tally}()")
                 inner = inner.tallied(builtin.name, tally)
+        same = [] if self.checked else _invariant(body, var, inner.memos, self.unit.rules.tables)
+        if same:
+            # Parts of the body that do not depend on the item (`round_value(bao_caller)` in a loop over the
+            # others) are worked out once, the first time the loop needs them, and kept for its other items.
+            memo = self.unit.fresh("m")
+            counts.append(f"{memo} = {{}}")
+            inner = inner.memoized(memo, same, self.unit._ids)
         return counts, items, local, self.code(body, inner)
 
     def items(self, value: str) -> str:
@@ -417,6 +441,31 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
         self.helper(frame, [f"return {inner}"], name)
         args = ", ".join({"st": "ctx.before.st", "ctx": "None"}.get(p, p) for p in frame.params)
         return f"{name}({args})", 1
+
+
+def _invariant(body: s.Expr, var: str, known: dict[int, tuple[str, int]], tables: Any) -> list[s.Expr]:
+    """The largest parts of a loop's body worth keeping (a call, a quantifier, a table's row) that read
+    neither the loop's variable nor a name bound inside the body: their value is the same for every item.
+    Expressions change nothing, so working one out once gives what working it out for each item would."""
+    out: list[s.Expr] = []
+
+    def walk(node: s.Expr, bound: frozenset[str]) -> None:
+        if id(node) in known:
+            return  # kept by an enclosing loop already
+        costly = isinstance(node, s.Call | s.Quant | s.First | s.Filter) or (
+            isinstance(node, s.Index) and isinstance(node.base, s.Name) and node.base.name in tables)
+        if costly and not free_names(node) & bound:
+            out.append(node)
+            return
+        if isinstance(node, s.Quant | s.First | s.Filter):
+            walk(node.domain, bound)
+            walk(node.body if isinstance(node, s.Quant) else node.cond, bound | {node.var})
+            return
+        for child in expr_children(node):
+            walk(child, bound)
+
+    walk(body, frozenset({var}))
+    return out
 
 
 def _tallies(node: s.Expr) -> list[Builtin]:

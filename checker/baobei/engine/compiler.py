@@ -44,7 +44,7 @@ def pick(ctx: Ctx, domain: Any, kind: str) -> Any:
 
 class Compiler:
     """Resolves names against the ruleset and builds the functions the engine runs: expressions and
-    definitions as generated code (codegen.py), statements as closures over them."""
+    definitions (codegen.py) and blocks of statements (BlockSource) as generated code."""
 
     def __init__(self, rules: Any, effects: Effects, define_fns: dict[str, Callable[..., Any]],
                  routine_procs: dict[str, Proc]) -> None:

@@ -230,9 +230,12 @@ class Engine(Legality):
             env = self.env_for(st, cm, move.player, move.args)
             waiting = st.waiting.pop(0)
             self._start_ability(st, waiting, events)
-        else:  # env_for of a move, written out: this runs for every move
-            env = {"actor": move.player, "source": None, **cm.no_args}
+        elif cm.plain:  # env_for of a plain move, written out: this runs for every move
+            env = cm.blank.copy()
+            env["actor"] = move.player
             env.update(move.args)
+        else:
+            env = self.env_for(st, cm, move.player, move.args)
         self._body(st, cm, env, events)
         self.settle(st, events)
         return events or []

@@ -15,6 +15,7 @@ uniform), with full enumeration as the fallback (uniform too).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
@@ -70,6 +71,11 @@ class CompiledMove:
     @property
     def name(self) -> str:
         return self.decl.name
+
+    @functools.cached_property
+    def blank(self) -> dict[str, Any]:
+        """The names of a plain move, none of them bound yet, in the order `env_for` binds them."""
+        return {"actor": None, "source": None, **self.no_args}
 
     def player_level(self, ctx: Ctx) -> bool:
         """Whether `by` and the guards that read no argument hold."""

@@ -10,6 +10,11 @@ before), a name bound inside it (quantifiers, `first`, filters) from a local, a 
 formals from its parameters. Every builtin keeps its one meaning: the code calls the registry
 entry's `run`, or reads the state attribute or the deck fact the entry itself declares.
 
+Two things a loop does once rather than for every item, as the state cannot change while an
+expression is evaluated: it asks for a builtin's tally (the places of every card, say) before it
+starts, and it keeps the value of a part of its body that does not depend on the item, worked out
+the first time it is needed.
+
 Each expression has two renderings from this one generator. The fast one calls the builtins
 directly. The checked one, generated only when the fast one raises, calls each builtin through
 `checked_call`, which turns an argument of the wrong kind into an EngineError naming the builtin

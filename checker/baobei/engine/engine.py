@@ -237,7 +237,8 @@ class Engine(Legality):
         else:
             env = self.env_for(st, cm, move.player, move.args)
         self._body(st, cm, env, events)
-        self.settle(st, events)
+        if st.waiting:  # most moves leave no ability waiting: nothing to settle
+            self.settle(st, events)
         return events or []
 
     def _start_ability(self, st: State, waiting: Waiting, log: list[Event] | None) -> None:

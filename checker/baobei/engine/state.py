@@ -304,13 +304,16 @@ class State:
         return bool(self.protected >> player & 1)
 
     def window_value(self, attr: str) -> Any:
-        w = self.windows[-1] if self.windows else None
-        if w is None:
+        windows = self.windows
+        if not windows:
             return False if attr == "used" else [] if attr == "players" else None
-        if attr == "players":
-            return [p for p in range(len(self.names)) if w.players >> p & 1]
+        w = windows[-1]
+        if attr == "ref":  # read by every pluck's guards: asked first, without getattr
+            return w.ref
         if attr == "used":
             return w.attempts <= 0
+        if attr == "players":
+            return [p for p in range(len(self.names)) if w.players >> p & 1]
         return getattr(w, attr)
 
     def count_places(self, card: Card) -> int:

@@ -92,6 +92,35 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
                  targets: frozenset[str]) -> CompiledMove:
     params = [p.name for p in m.params]
     names = tuple(dict.fromkeys(["actor", "source", *(f.name for f in m.formals), *params]))
+    fixed, dependent, levels, drawn = _guards(comp, m, names, protections, targets)
+    scope = frozenset(names)
+    by = comp.expr(m.by, scope) if m.by is not None else None
+    body = comp.block(m.body, scope, Origin(m.name, m.cite))
+    phases = move_phases(m)
+    no_args = dict.fromkeys(params)
+    arg_kinds = [(p.kind, int(p.optional)) for p in m.params]
+    player_guards = ((m.by,) if m.by is not None else ()) + tuple(req.cond for _, req in fixed)
+    # Repeated argument names leave fewer names than arguments: drawing them fails as listing them would.
+    sample = sampling.sampler(comp.unit, names, tuple(params), drawn) if len(no_args) == len(params) \
+        else _unpaired
+    return CompiledMove(m, by, fixed, dependent, levels, body, phases,
+                        m.by is not None and _is_actor_active(m.by),
+                        any(_is_window_guard(req.cond) for req in m.requires),
+                        any(_is_attempt_guard(req.cond) for req in m.requires), window_move, no_args, arg_kinds,
+                        names, comp.function(player_guards, names, conjunction=True), sample,
+                        sampling.weight(comp.unit, arg_kinds),
+                        not m.is_ability and len(names) == 2 + len(params),
+                        all(p.kind != "held_card" for p in m.params))
+
+
+Guards = tuple[list[tuple[Fn, s.Require]], list[tuple[Fn, s.Require]], list[list[Fn]], list[Level]]
+
+
+def _guards(comp: Compiler, m: s.MoveDecl, names: tuple[str, ...], protections: list[Protection],
+            targets: frozenset[str]) -> Guards:
+    """A move's guards: those that read no argument, those that read one (with their reasons), and by
+    argument the guards decided once it is chosen, as functions of a context and as the sampler takes them."""
+    params = [p.name for p in m.params]
     scope = frozenset(names)
     fixed: list[tuple[Fn, s.Require]] = []
     dependent: list[tuple[Fn, s.Require]] = []
@@ -119,22 +148,7 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
                 dependent.append(guard)
                 levels[i].append(guard[0])
                 drawn[i].append(WhenProtected(_unprotected_drawn(names.index(name), protection, protections)))
-    by = comp.expr(m.by, scope) if m.by is not None else None
-    body = comp.block(m.body, scope, Origin(m.name, m.cite))
-    phases = move_phases(m)
-    no_args = dict.fromkeys(params)
-    arg_kinds = [(p.kind, int(p.optional)) for p in m.params]
-    player_guards = ((m.by,) if m.by is not None else ()) + tuple(req.cond for _, req in fixed)
-    # Repeated argument names leave fewer names than arguments: drawing them fails as listing them would.
-    sample = sampling.sampler(comp.unit, names, tuple(params), drawn) if len(no_args) == len(params) \
-        else _unpaired
-    return CompiledMove(m, by, fixed, dependent, levels, body, phases,
-                        m.by is not None and _is_actor_active(m.by),
-                        any(_is_window_guard(req.cond) for req in m.requires),
-                        any(_is_attempt_guard(req.cond) for req in m.requires), window_move, no_args, arg_kinds,
-                        names, comp.function(player_guards, names, conjunction=True), sample,
-                        sampling.weight(comp.unit, arg_kinds),
-                        not m.is_ability and len(names) == 2 + len(params), not held)
+    return fixed, dependent, levels, drawn
 
 
 def _unpaired(*values: Any) -> tuple[tuple[str, Any], ...] | None:

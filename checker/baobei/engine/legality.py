@@ -397,8 +397,10 @@ class Legality:
         """Who may act now (the active player and anyone with an out-of-turn move)."""
         return [p for p in range(len(st.names)) if any(True for _ in self.legal_moves(st, p))]
 
-    def random_move(self, st: State, rng: random.Random, tries: int = SAMPLING_TRIES) -> Move | None:
-        """A legal move chosen uniformly among all legal moves now, or None when nobody may act.
+    def random_move(self, st: State, rng: random.Random, tries: int = SAMPLING_TRIES,
+                    player: int | None = None) -> Move | None:
+        """A legal move chosen uniformly among all legal moves now (of `player` only, when given), or None
+        when nobody (that player) may act.
 
         Rejection sampling over the argument domains of the moves worth trying: an option whose
         player-level guards fail is dropped when first drawn (it holds no legal move), so the proposal
@@ -411,7 +413,7 @@ class Legality:
         # Only the active player can act unless an ability waits, a window is open or the phase gives
         # the others moves of their own (the initial peek, say).
         others = st.waiting or st.windows or self._others_without_window.get(st.phase, self._unphased_without_window)
-        for p in range(len(st.names)) if others else (st.active,):
+        for p in _seats(len(st.names), st.active, bool(others), player):
             for cm in self._options(st, p, halt):
                 options.append((p, cm))
                 weights.append(self._count(st, cm, p, sizes) if cm.arg_kinds else 1)
@@ -437,11 +439,12 @@ class Legality:
                  if i in checked or cm.player_level(Ctx(st, self.env_for(st, cm, p, ()), None))]
         return rng.choice(every) if every else None
 
-    def random_move_by_kind(self, st: State, rng: random.Random) -> Move | None:
+    def random_move_by_kind(self, st: State, rng: random.Random, player: int | None = None) -> Move | None:
         """A kind of move first (a player and a move of the rules, uniformly among those with a legal
-        move), then a legal move of that kind, uniformly."""
+        move; `player`'s moves only, when given), then a legal move of that kind, uniformly."""
         halt = self.halt(st)
-        kinds = [(p, cm) for p in range(len(st.names)) for cm in self.candidates(st, p, halt)]
+        players = range(len(st.names)) if player is None else (player,)
+        kinds = [(p, cm) for p in players for cm in self.candidates(st, p, halt)]
         rng.shuffle(kinds)
         for player, cm in kinds:
             domains = self._domains(st, cm, player)
@@ -492,6 +495,14 @@ class Legality:
         if cm.decl.is_step and ctx.st.protected and self.blocked_step(ctx.st, cm, env) is not None:
             return None
         return values
+
+
+def _seats(count: int, active: int, others: bool, player: int | None) -> tuple[int, ...] | range:
+    """The seats whose moves random play draws from: everyone when others may act, else the active player;
+    only `player` when given (and among them)."""
+    if player is None:
+        return range(count) if others else (active,)
+    return (player,) if others or player == active else ()
 
 
 def _first_of_species(params: list[str], held: list[int], i: int) -> Fn:

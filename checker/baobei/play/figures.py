@@ -142,6 +142,8 @@ def campaign_figures(spec: Spec, matches: int, records: list[MatchRecord], infos
         "finished_matches": len(finished), "capped_matches": sum(r.capped for r in records),
         "failed_matches": sum(1 for r in records if r.findings), "moves": sum(r.moves for r in records),
         "refused_proposals": sum(r.refused for r in records),
+        # D9: a capped round is its match's longest; one whose state came back is a cycle nothing ends.
+        "capped_cycles": sum(1 for r in records if r.capped and r.longest is not None and r.longest.repeat),
         "rounds_per_match": distribution([len(r.rounds) for r in finished]),
         "turns_per_round": distribution([t for r in records for t in r.rounds]),
         "statistics": {i.decl.ident: statistic_figures(i, tallies.get(i.decl.ident, Counter())) for i in infos},

@@ -2,9 +2,11 @@
 
 A finding's moves (from the deal of its match) are minimized by delta debugging (Zeller's ddmin): a
 candidate, a subsequence of the moves, is kept when replaying it from the same deal fails with the same
-property (or, for an engine error, the same error up to the cards and places it names). A replay plays
-each move only if it is legal then and judges the rules' properties after each one, as `baobei check`
-does; the scenario written from the result is replayed by the scenario runner itself before it is kept.
+property (or, for an engine error, the same error up to the cards and places it names). A replay judges
+the rules' properties after each move, as `baobei check` does, and leaves out a move that is illegal when
+its turn comes (a move whose reason was removed before it); what it kept is the next candidate, so every
+move of the result is legal where it stands. The scenario written from the result is replayed by the
+scenario runner itself before it is kept.
 """
 
 from __future__ import annotations
@@ -40,21 +42,23 @@ def names_of(finding: Finding) -> list[str]:
     return [f"p{i + 1}" for i in range(finding.players)]
 
 
-def failure_of(eng: Engine, finding: Finding, moves: Sequence[Move]) -> tuple[str, int] | None:
-    """The failure replaying `moves` from the finding's deal ends in, and after how many moves (None: no
-    failure, or a move that is illegal when its turn comes, which is no failure of the rules)."""
+def failure_of(eng: Engine, finding: Finding, moves: Sequence[Move]) -> tuple[str, tuple[Move, ...]] | None:
+    """Replay `moves` from the finding's deal, leaving out each one that is illegal when its turn comes: the
+    failure the replay ends in and the moves it played up to it (all legal), or None when it does not fail."""
     st, _ = eng.new_match(names_of(finding), finding.seed, log=False)
-    for i, move in enumerate(moves, 1):
+    played: list[Move] = []
+    for move in moves:
         if eng.check(st, move) is not None:
-            return None
+            continue
         before = st.copy()
+        played.append(move)
         try:
             eng.push_checked(st, move, log=False)
         except EngineError as err:
-            return f"{RULES_FAILED}: {err}", i
+            return f"{RULES_FAILED}: {err}", tuple(played)
         broken = check_move(eng, before, move, st)
         if broken is not None:
-            return broken, i
+            return broken, tuple(played)
     return None
 
 
@@ -64,44 +68,48 @@ def same_failure(finding: Finding, message: str) -> bool:
     return message == finding.message
 
 
-def ddmin(items: Sequence[Move], fails: Callable[[Sequence[Move]], bool], budget: int = MAX_REPLAYS
-          ) -> tuple[tuple[Move, ...], int]:
-    """A subsequence of `items` on which `fails` still holds, 1-minimal unless the budget ran out first;
-    and how many times `fails` was asked."""
+Reduce = Callable[[tuple[Move, ...]], "tuple[Move, ...] | None"]
+
+
+def ddmin(items: Sequence[Move], reduce: Reduce, budget: int = MAX_REPLAYS) -> tuple[tuple[Move, ...], int]:
+    """Delta debugging: a subsequence of `items` that still fails, 1-minimal unless the budget ran out first;
+    and how many candidates were tried. `reduce(candidate)` is None when the candidate does not fail the
+    same way, else the moves to go on with (the candidate itself, or the part of it a replay played)."""
     current, n, asked = tuple(items), 2, 0
     while len(current) >= 2 and asked < budget:
         size = -(-len(current) // n)
         parts = [current[i:i + size] for i in range(0, len(current), size)]
-        reduced = False
+        found: tuple[tuple[Move, ...], int] | None = None
         for i in range(len(parts)):
             rest = tuple(m for j, part in enumerate(parts) if j != i for m in part)
-            for candidate in ((parts[i], rest) if n > 2 else (rest,)):
-                if asked >= budget:
+            for candidate, next_n in ((parts[i], 2), (rest, max(n - 1, 2))) if n > 2 else ((rest, 2),):
+                if asked >= budget or found is not None:
                     break
                 asked += 1
-                if fails(candidate):
-                    current, n, reduced = candidate, (2 if candidate is parts[i] else max(n - 1, 2)), True
-                    break
-            if reduced:
+                kept = reduce(candidate)
+                if kept is not None and len(kept) < len(current):
+                    found = (kept, next_n)
+            if found is not None:
                 break
-        if not reduced:
-            if n >= len(current):
-                break
+        if found is not None:
+            current, n = found
+        elif n >= len(current):
+            break
+        else:
             n = min(len(current), 2 * n)
     return current, asked
 
 
 def minimize(eng: Engine, finding: Finding, budget: int = MAX_REPLAYS) -> Minimized:
     """The finding's moves minimized, and the scenario that replays them (checked by the scenario runner)."""
-    def fails(moves: Sequence[Move]) -> bool:
+    def reduce(moves: tuple[Move, ...]) -> tuple[Move, ...] | None:
         failure = failure_of(eng, finding, moves)
-        return failure is not None and same_failure(finding, failure[0])
+        return failure[1] if failure is not None and same_failure(finding, failure[0]) else None
 
     moves, replays = tuple(finding.moves), 0
-    if fails(moves):
-        moves, replays = ddmin(moves, fails, budget)
-        failure = failure_of(eng, finding, moves)
-        moves = moves[:failure[1]] if failure is not None else moves  # nothing after the failing move
+    start = reduce(moves)
+    if start is not None:
+        moves, replays = ddmin(start, reduce, budget)
     for candidate in (moves, tuple(finding.moves)):
         text = scenario_text(eng, finding, candidate, len(finding.moves))
         if _replays(eng, finding, text):

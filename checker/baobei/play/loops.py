@@ -65,10 +65,12 @@ class RoundTrail:
             self.keys.setdefault(key, len(self.patterns) - 1)
 
     def summary(self, match: int, capped: bool) -> RoundSummary:
-        texts = [" ".join(p) for p in self.patterns if p] or [""]
+        """The round as played; a capped round was cut as its next turn began (that turn is not counted)."""
+        played = self.patterns[:-1] if capped else self.patterns
+        texts = [" ".join(p) for p in played if p] or [""]
         period, covered = periodic_tail(texts)
         common = tuple(Counter(texts).most_common(COMMON))
-        return RoundSummary(match, self.round, self.turns, capped, period, covered,
+        return RoundSummary(match, self.round, len(played), capped, period, covered,
                             tuple(texts[len(texts) - period:]) if period else (), common, self.repeat)
 
 

@@ -30,7 +30,9 @@ def overview(fig: dict[str, Any]) -> Table:
         ("moves", f"{fig['moves']:,}"),
         ("rounds per match", _dist(fig["rounds_per_match"])),
         ("turns per round", _dist(fig["turns_per_round"])),
-        ("rounds capped (D9)", f"{fig['capped_matches']:,} at more than {fig['turn_cap']:,} turns"),
+        ("rounds capped (D9)", f"{fig['capped_matches']:,} reached the cap of {fig['turn_cap']:,} turns; in "
+                               f"{fig['capped_cycles']:,} of them a state came back (a cycle nothing in the rules "
+                               "ends)"),
     ]
     if fig["refused_proposals"]:
         rows.append(("proposals refused", f"{fig['refused_proposals']:,} (legal in a view, not at the table)"))

@@ -39,6 +39,7 @@ class Simulation:
         write_output(out / FIGURES, to_text(figures))
         for m in minimized:
             if m.scenario:
+                (out / "findings").mkdir(exist_ok=True)
                 write_output(out / "findings" / file_name(m.finding), m.scenario)
         write_plots(figures, out)
         return figures

@@ -192,3 +192,25 @@ def test_edit_file_is_strict(tmp_path: Path) -> None:
     path.write_text("a a", encoding="utf-8")
     with pytest.raises(AssertionError):
         edit_file(path, "a", "b")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('statistic s "t" § 2.3 [P29] { on nothing }\n', "names the move 'nothing', which these rules do not declare"),
+    ('statistic s "t" § 2.3 [P29] { when true when false }\n', "statistic 's' has two `when` clauses"),
+    ('statistic s "t" § 2.3 [P29] { by a = 1 by a = 2 }\n', "two dimensions named 'a'"),
+    ('statistic s "t" § 2.3 [P29] { by a = nowhere }\n', "unknown name 'nowhere'"),
+    ('statistic s "t" § 2.3 [P29] { when 3 }\n', "must be true or false"),
+    ('policy p "t" § 2.3 [P29] { avoid take when slot_no(slot) == 1 }\n', "unknown name 'slot'"),
+    ('policy p "t" § 2.3 [P29] { prefer take when old(round) == 1 }\n', "old(...) reads the state before a move"),
+    ('policy p "t" § 2.3 [P29] { prefer take best true }\n', "arithmetic needs a number; this is a bool"),
+    ('policy memory "t" § 2.3 [P29] { prefer take }\n', "policy 'memory' is declared twice"),
+    ('policy p "t" § 9.9 [P29] { prefer take }\n', "§ 9.9 is no section of the rulebook"),
+])
+def test_bad_statistics_and_policies_are_refused_with_their_place(make_variant: MakeVariant,
+                                                                  capsys: pytest.CaptureFixture[str], text: str,
+                                                                  message: str) -> None:
+    variant = make_variant()
+    (variant / "11_more.bao").write_text(text, encoding="utf-8")
+    assert main(["rules", "--rules", str(variant)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "11_more.bao" in err

@@ -157,8 +157,10 @@ def cmd_rules(args: argparse.Namespace) -> int:
     from .language.load import load_ruleset
 
     directory = _rules_dir(args) or default_rules_dir()
+    from .play.simulation import check_simulation_rules
+
     rules = load_ruleset(directory)
-    Engine(rules)  # compiling resolves every name: an unknown one is reported here
+    check_simulation_rules(Engine(rules))  # compiling resolves every name: an unknown one is reported here
     if not cited_well(rules):
         return EXIT_BAD_INPUT
     if args.moves:
@@ -175,6 +177,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
           f"{len(rules.variables)} variables")
     print(f"  {len(rules.invariants)} invariants ({len(two_state)} of them transition invariants, judged "
           f"for every move), {len(rules.progress)} progress propert{'y' if len(rules.progress) == 1 else 'ies'}")
+    if rules.statistics or rules.policies:
+        print(f"  for `baobei simulate`: {len(rules.statistics)} statistics, policies "
+              + (", ".join(rules.policies) or "none"))
     deck = sum(sp.count for sp in rules.species.values())
     print(f"  deck: {len(rules.species)} species, {deck} cards; players {rules.min_players}..{rules.max_players}")
     print(f"  {len(cited)} cited rules over {len(sections)} sections and {len(paras)} paragraphs:")

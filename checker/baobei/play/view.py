@@ -29,8 +29,8 @@ from ..language.ruleset import Ruleset, Species
 
 # The species of a blank: no species name of a deck can be spelled so (names are identifiers).
 BLANK = "?"
-# The generator every view carries (its state says nothing of the state's own generator).
-_FIXED_RNG = random.Random(0).getstate()
+# The generator every view carries, in the JSON form of a state (it says nothing of the state's own generator).
+_FIXED_RNG = (lambda v, internal, g: [v, list(internal), g])(*random.Random(0).getstate())
 
 CardMap = Callable[[int], int]
 
@@ -86,8 +86,7 @@ class ViewMaker:
 
         out = map_cards(data, see, self.card_args, self.card_vars)
         out["known"], out["marks"] = self._ledger(data, blanks, seat)
-        version, internal, gauss = _FIXED_RNG
-        out["rng"] = [version, list(internal), gauss]
+        out["rng"] = _FIXED_RNG
         return out
 
     def _ledger(self, data: dict[str, Any], blanks: dict[int, int], seat: int) -> tuple[list[int], list[int]]:

@@ -26,6 +26,7 @@ from planted import NOTED_ROUND_VALUE, TAKE_COVERS
 
 
 def spec(rules: Path | None = None, players: int = 3, policy: str = "memory", **kw: int) -> Spec:
+    """A campaign's spec (the memory policy: the one of the default rules that plays like people)."""
     directory = rules or default_rules_dir()
     return Spec(read_rules(directory), str(directory), players, kw.pop("seed", 1), policy, **kw)  # type: ignore[arg-type]
 

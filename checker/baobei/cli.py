@@ -10,6 +10,7 @@ scenario, a property), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import signal
 import sys
@@ -157,7 +158,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     from .language.load import load_ruleset
 
     directory = _rules_dir(args) or default_rules_dir()
-    from .play.simulation import check_simulation_rules
+    from .play.campaign import check_simulation_rules
 
     rules = load_ruleset(directory)
     check_simulation_rules(Engine(rules))  # compiling resolves every name: an unknown one is reported here
@@ -274,7 +275,7 @@ def seat_of(name: str, players: int) -> int:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from .language.paths import default_rules_dir
-    from .play.campaign import Spec, default_workers, read_rules, run_campaign
+    from .play.campaign import Spec, default_policy, default_workers, engine_for, read_rules, run_campaign
     from .play.report import print_summary
     from .play.simulation import Simulation
 
@@ -284,8 +285,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.dask is not None and args.workers is not None:
         raise UsageError("--workers and --dask exclude each other: a Dask cluster has workers of its own")
     directory = _rules_dir(args) or default_rules_dir()
-    spec = Spec(read_rules(directory), str(directory), args.players, args.seed, args.policy, args.max_turns,
+    spec = Spec(read_rules(directory), str(directory), args.players, args.seed, "random", args.max_turns,
                 not args.no_invariants)
+    spec = dataclasses.replace(spec, policy=args.policy or default_policy(engine_for(spec)))
     simulation = Simulation(spec)  # compiles the rules, the policy and the statistics: bad input fails here
     workers = args.workers or default_workers()
     start = time.perf_counter()
@@ -534,8 +536,9 @@ def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, default=4, help="players at the table")
     p.add_argument("--matches", type=POSITIVE, default=100, help="whole matches to play")
     p.add_argument("--seed", type=int, default=1, help="the campaign's seed: match i is dealt from (seed, i)")
-    p.add_argument("--policy", default="memory",
-                   help="how the players choose: random, kinds, or a policy of the rules (default: memory)")
+    p.add_argument("--policy", default=None,
+                   help="how the players choose: random, kinds, or a policy of the rules (default: the first "
+                        "policy the rules declare, else random)")
     p.add_argument("--workers", type=POSITIVE, default=None, help="worker processes (default: every core)")
     p.add_argument("--dask", metavar="ADDRESS", help="run the matches on this Dask scheduler instead (the dask "
                    "extra: pip install 'baobei[dask]')")

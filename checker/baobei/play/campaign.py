@@ -24,6 +24,9 @@ from ..language.errors import BaoError, RulesError, read_source
 from ..language.load import build_ruleset
 from ..language.parser import parse_rules_dir, parse_rules_text
 from .dealer import Dealer, MatchRecord
+from .policies import make_policy
+from .statistics import Statistics
+from .view import ViewMaker
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,7 @@ class Spec:
     source: str  # the rules directory, for messages
     players: int
     seed: int
-    policy: str = "memory"
+    policy: str = "random"
     max_turns: int = 1000
     invariants: bool = True
 
@@ -51,17 +54,29 @@ def match_seed(seed: int, index: int) -> int:
     return int.from_bytes(digest[:6], "big")
 
 
+_ENGINES: dict[tuple[tuple[str, str], ...], Engine] = {}
 _DEALERS: dict[tuple[Any, ...], Dealer] = {}
+
+
+def engine_for(spec: Spec) -> Engine:
+    """The rules of a spec, compiled once per process."""
+    if spec.rules not in _ENGINES:
+        files = [parse_rules_text(text, path) for path, text in spec.rules]
+        _ENGINES[spec.rules] = Engine(build_ruleset(files, spec.source))
+    return _ENGINES[spec.rules]
 
 
 def dealer_for(spec: Spec) -> Dealer:
     """One dealer per process and rules, policy and judging (compiling the rules takes a tenth of a second)."""
     key = (spec.rules, spec.policy, spec.invariants, spec.max_turns)
     if key not in _DEALERS:
-        files = [parse_rules_text(text, path) for path, text in spec.rules]
-        eng = Engine(build_ruleset(files, spec.source))
-        _DEALERS[key] = Dealer(eng, spec.policy, spec.invariants, spec.max_turns)
+        _DEALERS[key] = Dealer(engine_for(spec), spec.policy, spec.invariants, spec.max_turns)
     return _DEALERS[key]
+
+
+def default_policy(eng: Engine) -> str:
+    """The policy a campaign uses unless told: the first the rules declare, else uniformly random play."""
+    return next(iter(eng.rules.policies), "random")
 
 
 def play_matches(spec: Spec, indices: list[int]) -> list[MatchRecord]:
@@ -115,3 +130,12 @@ def _on_dask(spec: Spec, jobs: list[list[int]], address: str) -> Iterator[list[M
 
 def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def check_simulation_rules(eng: Engine) -> None:
+    """Compile the rules' statistics and policies as `simulate` would (a name they do not know is a BaoError
+    with its place): `baobei rules` reports them before any match is played."""
+    Statistics(eng)
+    views = ViewMaker(eng)
+    for name in eng.rules.policies:
+        make_policy(name, views.engine)

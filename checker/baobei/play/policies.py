@@ -2,7 +2,7 @@
 
 - `random`: uniformly over the player's legal moves (`Engine.random_move`, on the view);
 - `kinds`: a kind of move first, then its arguments (`Engine.random_move_by_kind`, on the view);
-- every `policy` the rules declare (rules/10_statistics.bao: `memory`): its `prefer` rules in order, the
+- every `policy` the rules declare (rules/10_statistics.bao has some): its `prefer` rules in order, the
   first that some legal move of its move satisfies choosing among those moves (the ones with the
   highest `best` value), else a move of a kind no `avoid` rule excludes.
 

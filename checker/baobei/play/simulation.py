@@ -6,16 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..engine.engine import Engine
 from ..language.errors import write_output
 from .campaign import Spec, dealer_for
 from .dealer import Finding, MatchRecord
 from .figures import StatisticInfo, campaign_figures, to_text
 from .findings import Minimized, file_name, minimize
 from .plots import write_plots
-from .policies import make_policy
-from .statistics import Statistics
-from .view import ViewMaker
 
 FIGURES = "simulate.json"
 
@@ -48,11 +44,3 @@ class Simulation:
         write_plots(figures, out)
         return figures
 
-
-def check_simulation_rules(eng: Engine) -> None:
-    """Compile the rules' statistics and policies (a name they do not know is a BaoError with its place), as
-    `simulate` would: `baobei rules` reports them before any match is played."""
-    Statistics(eng)
-    views = ViewMaker(eng)
-    for name in eng.rules.policies:
-        make_policy(name, views.engine)

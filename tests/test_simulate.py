@@ -68,7 +68,7 @@ def test_the_command_writes_the_table_the_json_and_the_plots(tmp_path: Path,
     text = capsys.readouterr().out
     assert "turns per round" in text and "bao:" in text and "winner:" in text
     data = json.loads((out / "simulate.json").read_text(encoding="utf-8"))
-    assert data["matches"] == 3 and data["finished_matches"] == 3
+    assert data["matches_played"] == 3 and data["finished_matches"] == 3
     assert data["statistics"]["bao"]["rows"] and data["statistics"]["ability"]["rows"]
     names = sorted(p.name for p in out.iterdir())
     for stem in ("round_length", "bao", "winner"):

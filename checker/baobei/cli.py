@@ -291,7 +291,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     simulation = Simulation(spec)  # compiles the rules, the policy and the statistics: bad input fails here
     workers = args.workers or default_workers()
     start = time.perf_counter()
-    with progress("matches", args.matches) as advance:
+    with progress("matches played", args.matches) as advance:
         records = run_campaign(spec, args.matches, workers, args.dask, advance)
     seconds = time.perf_counter() - start
     figures = simulation.finish(records, args.matches, out)

@@ -103,7 +103,7 @@ def finding_figures(minimized: list[Minimized], found: dict[str, int], out: Path
     rows = []
     for m in minimized:
         f = m.finding
-        rows.append({"property": f.label, "message": f.message, "cite": f.cite, "matches": found[f.label],
+        rows.append({"property": f.label, "message": f.message, "cite": f.cite, "matches_found_in": found[f.label],
                      "first": {"match": f.match, "seed": f.seed, "round": f.round, "moves": len(f.moves)},
                      "minimized_moves": len(m.moves), "replays": m.replays,
                      "scenario": scenario_path(f, out) if m.scenario else None})
@@ -137,7 +137,7 @@ def campaign_figures(spec: Spec, matches: int, records: list[MatchRecord], infos
     found = Counter(f.label for r in records for f in r.findings[:1])
     return {
         "format": FORMAT,
-        "rules": Path(spec.source).name, "players": spec.players, "matches": matches, "seed": spec.seed,
+        "rules": Path(spec.source).name, "players": spec.players, "matches_played": matches, "seed": spec.seed,
         "policy": spec.policy, "turn_cap": spec.max_turns, "invariants_checked": spec.invariants,
         "finished_matches": len(finished), "capped_matches": sum(r.capped for r in records),
         "failed_matches": sum(1 for r in records if r.findings), "moves": sum(r.moves for r in records),

@@ -56,7 +56,7 @@ def save(fig: Figure, stem: Path) -> list[Path]:
 
 
 def _title(figures: dict[str, Any]) -> str:
-    return (f"{figures['players']} players, {figures['matches']:,} matches from seed {figures['seed']}, "
+    return (f"{figures['players']} players, {figures['matches_played']:,} matches from seed {figures['seed']}, "
             f"policy {figures['policy']}")
 
 

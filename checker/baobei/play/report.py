@@ -23,8 +23,9 @@ def _share(n: int, total: int) -> str:
 def overview(fig: dict[str, Any]) -> Table:
     judged = "every invariant and progress property after every move" if fig["invariants_checked"] else "off"
     rows: list[Row] = [
-        ("matches", f"{fig['matches']:,}: {fig['finished_matches']:,} finished, {fig['capped_matches']:,} stopped "
-                    f"by the turn cap, {fig['failed_matches']:,} stopped by a failure of the rules"),
+        ("matches played", f"{fig['matches_played']:,}: {fig['finished_matches']:,} finished, "
+                           f"{fig['capped_matches']:,} stopped by the turn cap, {fig['failed_matches']:,} stopped by "
+                           "a failure of the rules"),
         ("players, seed, policy", f"{fig['players']}, {fig['seed']}, {fig['policy']}"),
         ("rules judged", judged),
         ("moves", f"{fig['moves']:,}"),
@@ -79,17 +80,17 @@ def longest_table(fig: dict[str, Any]) -> Table:
 
 
 def findings_table(fig: dict[str, Any]) -> Table:
-    rows: list[Row] = [(str(f["property"]), f"{f['matches']:,}",
+    rows: list[Row] = [(str(f["property"]), f"{f['matches_found_in']:,}",
                         f"match {f['first']['match']}, seed {f['first']['seed']}",
                         f"{f['first']['moves']} -> {f['minimized_moves']}", str(f["scenario"] or "(none replays it)"))
                        for f in fig["findings"]]
-    header: Row = ("property", "matches", "first", "moves (minimized)", "scenario")
+    header: Row = ("property", "in matches", "first", "moves (minimized)", "scenario")
     return header, rows
 
 
 def print_summary(fig: dict[str, Any]) -> None:
     """The figures as tables: on a terminal drawn, elsewhere plain columns."""
-    emit(f"simulate: {fig['players']} players, {fig['matches']:,} matches from seed {fig['seed']}, "
+    emit(f"simulate: {fig['players']} players, {fig['matches_played']:,} matches from seed {fig['seed']}, "
          f"policy {fig['policy']}", "head")
     table(*overview(fig))
     for name, stat in fig["statistics"].items():

@@ -103,10 +103,13 @@ def test_bad_numbers_are_refused_by_the_parser(capsys: pytest.CaptureFixture[str
     assert stop.value.code == 2 and message in capsys.readouterr().err
 
 
-def test_an_out_that_is_a_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_out_that_is_a_file_or_cannot_be_made_is_refused(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "f").write_text("", encoding="utf-8")
     assert main(["simulate", "--matches", "1", "--out", str(tmp_path / "f")]) == 2
     assert "is a file" in capsys.readouterr().err
+    assert main(["simulate", "--matches", "1", "--out", str(tmp_path / "f" / "under")]) == 2
+    assert "cannot make the directory" in capsys.readouterr().err
 
 
 def test_a_statistic_added_to_the_rules_is_counted(make_variant: MakeVariant, tmp_path: Path) -> None:

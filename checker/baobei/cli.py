@@ -289,6 +289,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 not args.no_invariants)
     spec = dataclasses.replace(spec, policy=args.policy or default_policy(engine_for(spec)))
     simulation = Simulation(spec)  # compiles the rules, the policy and the statistics: bad input fails here
+    try:  # before the matches, which may take hours: a directory that cannot be made is bad input now
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"--out {out}: cannot make the directory: {err.strerror}") from None
     workers = args.workers or default_workers()
     start = time.perf_counter()
     with progress("matches played", args.matches) as advance:

@@ -308,15 +308,24 @@ class Engine(Legality):
                              cards=((self.facts.label(waiting.card), st.known[waiting.card]),)))
 
     # ------------------------------------------------------------ queries
-    def compile_expr(self, node: s.Expr, names: dict[str, str]) -> Fn:
+    def compile_expr(self, node: s.Expr, names: dict[str, str], two_state: bool = False) -> Fn:
         """Check and compile an expression written outside the rules (a scenario's probe); `names`
-        gives the kinds of the names bound for it."""
-        Checker(self.rules).visit(node, names)
+        gives the kinds of the names bound for it. `two_state`: it may read `old(...)`, and is then
+        evaluated with `evaluate_move`."""
+        checker = Checker(self.rules)
+        checker.in_invariant = two_state
+        checker.visit(node, names)
         comp = Compiler(self.rules, self.effects, self.define_fns, self.routine_procs)
         return comp.expr(node, frozenset(names))
 
     def evaluate(self, st: State, expr: Fn, env: dict[str, Any] | None = None) -> Any:
         return expr(Ctx(st, dict(env or {}), None))
+
+    def evaluate_move(self, before: State, after: State, expr: Fn, env: dict[str, Any] | None = None) -> Any:
+        """A two-state expression (compiled with `two_state`) over a move: `old(...)` reads `before`."""
+        ctx = Ctx(after, dict(env or {}), None)
+        ctx.before = Ctx(before, ctx.env, None)
+        return expr(ctx)
 
     def define_value(self, st: State, name: str, *args: Any) -> Any:
         decl = self.rules.defines[name]

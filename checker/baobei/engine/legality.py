@@ -454,8 +454,10 @@ class Legality:
         """Who may act now (the active player and anyone with an out-of-turn move)."""
         return [p for p in range(len(st.names)) if any(True for _ in self.legal_moves(st, p))]
 
-    def random_move(self, st: State, rng: random.Random, tries: int = SAMPLING_TRIES) -> Move | None:
-        """A legal move chosen uniformly among all legal moves now, or None when nobody may act.
+    def random_move(self, st: State, rng: random.Random, tries: int = SAMPLING_TRIES,
+                    player: int | None = None) -> Move | None:
+        """A legal move chosen uniformly among all legal moves now (of `player` only, when given), or None
+        when nobody (that player) may act.
 
         Rejection sampling over the argument domains of the moves worth trying: an option whose
         player-level guards fail is dropped when first drawn (it holds no legal move), so the proposal
@@ -463,11 +465,13 @@ class Legality:
         After `tries` rejections every legal move is listed and one is chosen (uniform as well)."""
         found = self._random_options(st, self.halt(st))
         options, starts = found.moves, found.starts
-        shape = self._shape(st)
+        shape = self._shape(st) if player is None else None
         if shape is not None and found.key is not None:
             weights, bounds = shape.weighed(found, st)
         else:
             weights = found.weigh(st)
+            if player is not None:  # only that player's moves (a simulated player choosing its own)
+                weights = [w if p == player else 0 for w, (p, _) in zip(weights, options, strict=True)]
             bounds = list(accumulate(weights))  # option i is drawn below bounds[i], from bounds[i - 1] on
         total = bounds[-1] if bounds else 0
         checked: dict[int, tuple[Any, ...]] = {}  # options that hold: their sampler's values and domains
@@ -564,11 +568,12 @@ class Legality:
         env.update(args)
         return self.blocked_step(st, cm, env) is not None
 
-    def random_move_by_kind(self, st: State, rng: random.Random) -> Move | None:
+    def random_move_by_kind(self, st: State, rng: random.Random, player: int | None = None) -> Move | None:
         """A kind of move first (a player and a move of the rules, uniformly among those with a legal
-        move), then a legal move of that kind, uniformly."""
+        move; `player`'s moves only, when given), then a legal move of that kind, uniformly."""
         halt = self.halt(st)
-        kinds = [(p, cm) for p in range(len(st.names)) for cm in self.candidates(st, p, halt)]
+        players = range(len(st.names)) if player is None else (player,)
+        kinds = [(p, cm) for p in players for cm in self.candidates(st, p, halt)]
         rng.shuffle(kinds)
         for player, cm in kinds:
             domains = self._domains(st, cm, player)

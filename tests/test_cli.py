@@ -156,6 +156,25 @@ def test_bench_prints_moves_per_second(capsys: Capture) -> None:
     assert len(re.findall(r"run \d: ", out)) == 3
 
 
+def test_bench_with_invariants_plays_the_same_moves_and_judges_each(capsys: Capture) -> None:
+    assert main(["bench", "--rounds", "20", "--players", "4", "--seed", "3", "--repeat", "1"]) == 0
+    plain = capsys.readouterr().out.splitlines()[0]
+    assert main(["bench", "--rounds", "20", "--players", "4", "--seed", "3", "--repeat", "1", "--invariants"]) == 0
+    judged = capsys.readouterr().out.splitlines()[0]
+    assert judged == plain + ", every invariant judged after every move"
+    assert re.search(r"\d+ moves", plain)
+
+
+def test_bench_with_invariants_reports_a_broken_one(make_variant: Callable[..., Path], capsys: Capture) -> None:
+    rules = make_variant()
+    (rules / "95_broken.bao").write_text('invariant no_turn "Nobody ever has a turn" § 2.1 [P18] '
+                                         '{ holds phase != "turn" }\n', encoding="utf-8")
+    assert main(["bench", "--rules", str(rules), "--rounds", "3", "--repeat", "1", "--invariants"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("violated: invariant no_turn (§ 2.1 [P18]) is violated: Nobody ever has a turn (after "), out
+    assert main(["bench", "--rules", str(rules), "--rounds", "3", "--repeat", "1"]) == 0  # unjudged, it plays on
+
+
 def test_bench_with_a_bad_player_count(capsys: Capture) -> None:
     assert main(["bench", "--rounds", "5", "--players", "9"]) == 2
     assert "9 players" in capsys.readouterr().err

@@ -10,6 +10,7 @@ scenario, a property), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import signal
 import sys
@@ -157,8 +158,10 @@ def cmd_rules(args: argparse.Namespace) -> int:
     from .language.load import load_ruleset
 
     directory = _rules_dir(args) or default_rules_dir()
+    from .play.campaign import check_simulation_rules
+
     rules = load_ruleset(directory)
-    Engine(rules)  # compiling resolves every name: an unknown one is reported here
+    check_simulation_rules(Engine(rules))  # compiling resolves every name: an unknown one is reported here
     if not cited_well(rules):
         return EXIT_BAD_INPUT
     if args.moves:
@@ -175,6 +178,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
           f"{len(rules.variables)} variables")
     print(f"  {len(rules.invariants)} invariants ({len(two_state)} of them transition invariants, judged "
           f"for every move), {len(rules.progress)} progress propert{'y' if len(rules.progress) == 1 else 'ies'}")
+    if rules.statistics or rules.policies:
+        print(f"  for `baobei simulate`: {len(rules.statistics)} statistics, policies "
+              + (", ".join(rules.policies) or "none"))
     deck = sum(sp.count for sp in rules.species.values())
     print(f"  deck: {len(rules.species)} species, {deck} cards; players {rules.min_players}..{rules.max_players}")
     print(f"  {len(cited)} cited rules over {len(sections)} sections and {len(paras)} paragraphs:")
@@ -195,23 +201,29 @@ def _section_key(text: str) -> tuple[int, ...]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .play.simulate import bench
+    from .play.simulate import Violation, bench
     from .scenarios.runner import engine_for
 
     eng = engine_for(_rules_dir(args))
     runs = []
-    with progress("runs", max(1, args.repeat)) as advance:
-        for _ in range(max(1, args.repeat)):
-            runs.append(bench(eng, args.players, args.rounds, args.seed))
-            advance(1)
+    try:
+        with progress("runs", max(1, args.repeat)) as advance:
+            for _ in range(max(1, args.repeat)):
+                runs.append(bench(eng, args.players, args.rounds, args.seed, invariants=args.invariants))
+                advance(1)
+    except Violation as err:
+        print(f"violated: {err}")
+        return EXIT_FAIL
     stats = runs[0]  # every run plays the same seeded moves; only the time differs
+    judged = ", every invariant judged after every move" if args.invariants else ""
     print(f"{args.players} players, seed {args.seed}: {stats.rounds} rounds ({stats.matches} whole matches), "
-          f"{stats.moves} moves" + (f" ({stats.capped} rounds capped)" if stats.capped else ""))
+          f"{stats.moves} moves" + (f" ({stats.capped} rounds capped)" if stats.capped else "") + judged)
     for i, run in enumerate(runs, 1):
         print(f"  run {i}: {run.seconds:.2f}s, {run.moves_per_second:,.0f} moves/s, "
-              f"{run.rounds_per_second:,.1f} rounds/s")
+              f"{run.rounds_per_second:,.1f} rounds/s, {run.microseconds_per_move:.1f} µs/move")
     median = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
-    print(f"median of {len(runs)}: {median.moves_per_second:,.0f} moves/s, {median.rounds_per_second:,.1f} rounds/s")
+    print(f"median of {len(runs)}: {median.moves_per_second:,.0f} moves/s, {median.rounds_per_second:,.1f} rounds/s, "
+          f"{median.microseconds_per_move:.1f} µs/move")
     if args.tally:
         print_tally(eng, args)
     return EXIT_OK
@@ -265,6 +277,40 @@ def seat_of(name: str, players: int) -> int:
     if not number.isdigit() or not 1 <= int(number) <= players:
         raise UsageError(f"--as {name}: no such player; the players are p1 to p{players}")
     return int(number) - 1
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from .language.paths import default_rules_dir
+    from .play.campaign import Spec, default_policy, default_workers, engine_for, read_rules, run_campaign
+    from .play.report import print_summary
+    from .play.simulation import Simulation
+
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: is a file; it names the directory the figures are written into")
+    if args.dask is not None and args.workers is not None:
+        raise UsageError("--workers and --dask exclude each other: a Dask cluster has workers of its own")
+    directory = _rules_dir(args) or default_rules_dir()
+    spec = Spec(read_rules(directory), str(directory), args.players, args.seed, "random", args.max_turns,
+                not args.no_invariants)
+    spec = dataclasses.replace(spec, policy=args.policy or default_policy(engine_for(spec)))
+    simulation = Simulation(spec)  # compiles the rules, the policy and the statistics: bad input fails here
+    try:  # before the matches, which may take hours: a directory that cannot be made is bad input now
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"--out {out}: cannot make the directory: {err.strerror}") from None
+    workers = args.workers or default_workers()
+    start = time.perf_counter()
+    with progress("matches played", args.matches) as advance:
+        records = run_campaign(spec, args.matches, workers, args.dask, advance)
+    seconds = time.perf_counter() - start
+    figures = simulation.finish(records, args.matches, out)
+    print_summary(figures)
+    where = args.dask if args.dask else plural(workers, "worker")
+    emit(f"{args.matches:,} matches in {seconds:.1f}s on {where}: {args.matches / seconds:,.2f} matches/s, "
+         f"{figures['moves'] / seconds:,.0f} moves/s")
+    emit(f"wrote {out / 'simulate.json'} and the plots (PNG and SVG) in {out}")
+    return EXIT_FAIL if figures["findings"] else EXIT_OK
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
@@ -385,6 +431,8 @@ EXIT_CODES = {
     "check": "Exit 0 when every scenario passes, 1 when one fails, 2 for bad input (a file that does not parse, "
              "is not UTF-8 or cites no paragraph of the rulebook; no scenario found).",
     "explore": "Exit 0 when every property holds in the states reached, 1 on a failure, 2 for bad input.",
+    "simulate": "Exit 0 when no match met a failure of the rules, 1 when one did (each is written as a scenario "
+                "that replays it), 2 for bad input.",
     "verify": "Exit 0 when no property is violated or unknown, 1 otherwise, 2 for bad input.",
     "docs": "Exit 0 when written (or, with --check, current), 1 when stale or a scenario fails, 2 for bad input.",
     "explain": "Exit 0 when the scenario passes, 1 when it fails, 2 for bad input.",
@@ -403,6 +451,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("rules", "validate and summarize the rules", cmd_rules),
         ("bench", "seeded random legal play: moves/s and rounds/s", cmd_bench),
         ("play", "print a seeded random game, move by move, each event with its rule", cmd_play),
+        ("simulate", "seeded whole matches with policies, every invariant judged after every move: statistics, "
+                     "plots, findings as scenarios", cmd_simulate),
         ("explore", "breadth-first search of the rounds from seeded deals: invariants and progress", cmd_explore),
         ("verify", "judge the rules' invariants and progress: Z3 proofs, the search for the rest", cmd_verify),
         ("docs", "generate docs/ from the rules and the passing scenarios", cmd_docs),
@@ -434,6 +484,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--rounds", type=POSITIVE, default=200, help="rounds to play per run")
             p.add_argument("--seed", type=int, default=1, help="the seed of the deals and the random moves")
             p.add_argument("--repeat", type=POSITIVE, default=3, help="runs to time; the median is reported")
+            p.add_argument("--invariants", action="store_true",
+                           help="judge every invariant after every move, as scenario replays do (the same moves)")
             p.add_argument("--tally", action="store_true", help="then count the same play: moves by name")
             p.add_argument("--watch", metavar="VARS", help="with --tally: variables whose values to count per round")
             p.add_argument("--policy", choices=["uniform", "kinds"], default="uniform",
@@ -455,6 +507,8 @@ def build_parser() -> argparse.ArgumentParser:
                            help="show only what this player (p1, p2, ...) knows: other cards are ? or 'a card'")
             p.add_argument("-v", "--verbose", action="store_true",
                            help="also show the rules' bookkeeping: every variable given a value")
+        elif name == "simulate":
+            add_simulate_arguments(p)
         elif name == "explore":
             p.add_argument("--players", type=int, default=2, help="players at the table")
             p.add_argument("--depth", type=NON_NEGATIVE, default=8, help="moves after the deal to search at most")
@@ -488,6 +542,24 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--no-proofs", action="store_true",
                            help="leave out docs/invariants.md, whose proofs take about 40 s")
     return parser
+
+
+def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--players", type=int, default=4, help="players at the table")
+    p.add_argument("--matches", type=POSITIVE, default=100, help="whole matches to play")
+    p.add_argument("--seed", type=int, default=1, help="the campaign's seed: match i is dealt from (seed, i)")
+    p.add_argument("--policy", default=None,
+                   help="how the players choose: random, kinds, or a policy of the rules (default: the first "
+                        "policy the rules declare, else random)")
+    p.add_argument("--workers", type=POSITIVE, default=None, help="worker processes (default: every core)")
+    p.add_argument("--dask", metavar="ADDRESS", help="run the matches on this Dask scheduler instead (the dask "
+                   "extra: pip install 'baobei[dask]')")
+    p.add_argument("--out", metavar="DIR", default="simulation",
+                   help="where the figures (simulate.json), the plots and the findings go (default: simulation/)")
+    p.add_argument("--max-turns", type=POSITIVE, default=1000,
+                   help="the turn cap of a round (D9: the rules set none); a capped round stops its match")
+    p.add_argument("--no-invariants", action="store_true",
+                   help="do not judge the invariants after every move (a speed run)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

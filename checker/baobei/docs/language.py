@@ -128,6 +128,34 @@ def _properties(rules: Ruleset) -> list[str]:
     ]
 
 
+def _simulation(rules: Ruleset) -> list[str]:
+    """The declarations `baobei simulate` reads: what it counts, how its players choose."""
+    stats = ", ".join(f"`{name}`" for name in rules.statistics) or "none"
+    policies = ", ".join(f"`{name}`" for name in rules.policies) or "none"
+    return [
+        "## Simulation: statistics and policies",
+        "",
+        "Not rules of the game: what `baobei simulate` counts over many matches, and how its simulated players "
+        "choose. Like every declaration they cite the rulebook.",
+        "",
+        "- `statistic NAME \"title\" CITATION { [on MOVE, ...] [when EXPR] [by NAME = EXPR ...] [outcome EXPR] }`: "
+        "after every move (only of the moves `on` names, when given) in which `when` holds, one count under the "
+        "values of the `by` dimensions, with the value of `outcome` (true or false gives a rate). The expressions "
+        f"read the state after the move and, in `old(EXPR)`, the state before it; `{TRANSITION_ACTOR}` is the "
+        "mover, `source` the card whose ability the move is, and the arguments every `on` move has are bound by "
+        "name. A player is reported by seat, counted from the player whose turn began the match (seat 1). "
+        "`simulate` plots a statistic with one numeric dimension and a true/false outcome (the rate against the "
+        f"number) and one with a dimension of players (the share by seat). These rules declare: {stats}.",
+        "- `policy NAME \"title\" CITATION { RULE ... }`, each rule `prefer MOVE [when EXPR] [best EXPR] "
+        "[CITATION]` or `avoid MOVE, ... [when EXPR] [CITATION]`: a simulated player's choice, made from its view "
+        "of the table, in which a card it does not know is a blank whose value and family are `none`. The first "
+        "`prefer` rule that some legal move of its move satisfies chooses among those moves (the ones of the "
+        "highest `best`); else a move of a kind no `avoid` rule excludes, chosen at random; when every kind is "
+        "avoided the player waits, unless nobody else can act. A `prefer` rule reads its move's arguments, an "
+        f"`avoid` rule only `{TRANSITION_ACTOR}`. Besides `random` and `kinds`, these rules declare: {policies}.",
+    ]
+
+
 def render_language(index: Index, links: Links) -> str:
     """The language reference for the rules the index was built from."""
     hooks = ", ".join(f"`on {name}({', '.join(params)})`" + ("" if required else " (optional)")
@@ -167,6 +195,8 @@ def render_language(index: Index, links: Links) -> str:
         "text (a byte order mark is accepted).",
         "",
         *_properties(index.rules),
+        "",
+        *_simulation(index.rules),
         "",
         *_vocabulary(index.rules),
         "",

@@ -47,7 +47,7 @@ PARAGRAPHS = rf"\[\s*{_PARA}(?:\s*,\s*{_PARA})*\s*\]"
 RULES_NAMED_DECLARATIONS = {
     Name.Function: "move ability step routine on define",
     Name.Variable: "var table pile",
-    Name.Constant: "assumption invariant progress halt protect mark",
+    Name.Constant: "assumption invariant progress halt protect mark statistic policy",
 }
 RULES_DECLARATIONS = "players deck hand phases window waiting implicit simultaneous"
 RULES_DECLARATION_PREFIXES = "match player reachable no choice"  # before another word: `match player var`
@@ -55,7 +55,7 @@ RULES_KEYWORDS = (
     "by else with require do let set draw into as to move swap mark peek show forget open window on for use"
     " close pick from trigger after continue shuffle except start of run say repeat if then first where when"
     " holds allow order tableau face up down kinds attempts until choice reason card value count family"
-    " ability all any sum most least"
+    " ability all any sum most least outcome prefer avoid best"
 )
 # Words a rule may also use as names: keywords only in the phrases of `_rules_phrases`.
 RULES_CONTEXT_WORDS = "turn round top moves old"
@@ -98,7 +98,7 @@ def _rules_phrases() -> list[Rule]:
         (r"(except)(\s+)(top)\b", bygroups(Keyword, Whitespace, Keyword)),
         (r"(on)(\s+)(ability)(\s+)(moves)\b", bygroups(Keyword, Whitespace, Keyword, Whitespace, Keyword)),
         (r"(old)(?=\s*\()", Keyword.Pseudo),
-        (rf"(ability|run|continue)([ \t]+)({NAME})", bygroups(Keyword, Whitespace, Name.Function)),
+        (rf"(ability|run|continue|prefer|avoid)([ \t]+)({NAME})", bygroups(Keyword, Whitespace, Name.Function)),
         (rf"^([ \t]+)(card)([ \t]+)({NAME})", bygroups(Whitespace, Keyword, Whitespace, Name.Constant)),
         (r"(allow)\b", Keyword, "moves"),
         # A formal or parameter and its kind (`p: player`, `slot: own_slot?`); not a quantifier's `in xs: e`.

@@ -1,4 +1,4 @@
-"""The engine's primitive effects: each moves, shows or records something and logs an event.
+"""The engine's primitive statements: each moves, shows or records something and logs an event.
 
 Cards only ever change place through `take_out`/`put`, so no primitive can create,
 lose or duplicate a card: a card leaves exactly one place and enters exactly one.
@@ -17,8 +17,8 @@ from ..language.errors import EngineError
 from ..language.ruleset import ALL_CARDS, Ruleset
 from ..language.text import plural
 from .protection import Protection, protection_against
-from .runtime import Ctx, Event, Fn, Origin, Proc, items_of
-from .state import CardFacts, Chance, HandLoc, PileLoc, State, Waiting, Window
+from .runtime import Ctx, Event, Fn, Origin, items_of
+from .state import CardFacts, Chance, HandLoc, PileLoc, State, Waiting, Window, hand_of
 
 
 class Host(Protocol):
@@ -44,7 +44,7 @@ def log(ctx: Ctx, origin: Origin, text: Callable[[], str], *cards: int, kind: st
 
 
 class Effects:
-    """Builds the closures for primitive statements (bound to one engine)."""
+    """The primitive statements, bound to one engine: compiled blocks call these methods."""
 
     def __init__(self, eng: Host) -> None:
         self.eng = eng
@@ -58,8 +58,11 @@ class Effects:
         self.draw_pile = list(rules.piles).index("draw_pile")
         self.mark_bits = eng.facts.mark_bits
         self.protections: list[Protection] = []  # set by the engine once the rules are compiled
+        self.left_pile = [PileLoc(i, "") for i in range(len(rules.piles))]  # the place a card left, by pile
         # The marks every card an ability moves, swaps or places gets, only when the change happens.
         self.ability_marks = sum(1 << eng.facts.mark_bits[m.name] for m in rules.marks.values() if m.on_ability_moves)
+        # The marks a new turn keeps (-1: all): those that last a turn are cleared.
+        self.turn_marks_kept = ~sum(1 << bit for name, bit in self.mark_bits.items() if rules.marks[name].until_turn)
 
     # ------------------------------------------------------------ card places
     def take_out(self, st: State, card: int) -> object:
@@ -67,20 +70,20 @@ class Effects:
         for i, items in enumerate(st.piles):
             if items and items[-1] == card:
                 items.pop()
-                return PileLoc(i, "")
+                return self.left_pile[i]
         for p, hand in enumerate(st.hands):
             if card in hand:
                 hand.remove(card)
-                return HandLoc(p)
+                return hand_of(p)
         for p, row in enumerate(st.tableaux):
-            for i, c in enumerate(row):
-                if c == card:
-                    row[i] = None
-                    return (p, i + 1)
+            if card in row:
+                i = row.index(card)
+                row[i] = None
+                return (p, i + 1)
         for i, items in enumerate(st.piles):
             if card in items:
                 items.remove(card)
-                return PileLoc(i, "")
+                return self.left_pile[i]
         if card in st.box:
             st.box.remove(card)
             return None
@@ -152,79 +155,72 @@ class Effects:
                 changed.add(place[0])
 
     # ------------------------------------------------------------ statements
-    def move(self, card: Fn, to: Fn, origin: Origin, pos: s.Pos) -> Proc:
-        def move(ctx: Ctx) -> None:
-            c, where = card(ctx), to(ctx)
-            if c is None or where is None:
-                return
-            st = ctx.st
-            self.check_free(st, where, pos)  # before taking the card out: a refused move loses nothing
-            if st.protected and self._blocked(ctx, origin, st.locate(c), where):
-                return
-            src = self.take_out(st, c)
-            self.put(st, c, where)
-            self._touched(ctx, src, where)
-            if ctx.marking:
-                st.marks[c] |= ctx.marking
-            if ctx.log is not None:
-                log(ctx, origin, lambda: f"{st.facts.label(c)} moves from "
-                    f"{self.where_label(st, src)} to {self.where_label(st, where)}", c)
+    # One method per primitive statement, given the context and the values of the statement's expressions
+    # (compiler.py evaluates them first, in order). Where a statement evaluates a part only in some cases
+    # (the players of a window once its card exists, the words of `say` only where they are read), that
+    # part comes as a function of the context and the method decides whether to evaluate it.
+    def move(self, ctx: Ctx, c: Any, where: Any, origin: Origin, pos: s.Pos) -> None:
+        if c is None or where is None:
+            return
+        st = ctx.st
+        self.check_free(st, where, pos)  # before taking the card out: a refused move loses nothing
+        if st.protected and self._blocked(ctx, origin, st.locate(c), where):
+            return
+        src = self.take_out(st, c)
+        self.put(st, c, where)
+        self._touched(ctx, src, where)
+        if ctx.marking:
+            st.marks[c] |= ctx.marking
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"{st.facts.label(c)} moves from "
+                f"{self.where_label(st, src)} to {self.where_label(st, where)}", c)
 
-        return move
-
-    def swap(self, first: Fn, second: Fn, origin: Origin, pos: s.Pos) -> Proc:
-        def swap(ctx: Ctx) -> None:
-            a, b = first(ctx), second(ctx)
-            if a is None or b is None or a == b:
-                return
-            st = ctx.st
-            where_a, where_b = st.locate(a), st.locate(b)
-            if not isinstance(where_a, tuple) or not isinstance(where_b, tuple):
-                raise EngineError(f"{pos}: only cards on slots can swap places")
-            if self._blocked(ctx, origin, where_a, where_b):
-                return
-            st.tableaux[where_a[0]][where_a[1] - 1] = b
-            st.tableaux[where_b[0]][where_b[1] - 1] = a
-            self._touched(ctx, where_a, where_b)
-            if ctx.marking:
-                st.marks[a] |= ctx.marking
-                st.marks[b] |= ctx.marking
+    def swap(self, ctx: Ctx, a: Any, b: Any, origin: Origin, pos: s.Pos) -> None:
+        if a is None or b is None or a == b:
+            return
+        st = ctx.st
+        where_a, where_b = st.locate(a), st.locate(b)
+        if not isinstance(where_a, tuple) or not isinstance(where_b, tuple):
+            raise EngineError(f"{pos}: only cards on slots can swap places")
+        if self._blocked(ctx, origin, where_a, where_b):
+            return
+        st.tableaux[where_a[0]][where_a[1] - 1] = b
+        st.tableaux[where_b[0]][where_b[1] - 1] = a
+        self._touched(ctx, where_a, where_b)
+        if ctx.marking:
+            st.marks[a] |= ctx.marking
+            st.marks[b] |= ctx.marking
+        if ctx.log is not None:
             log(ctx, origin, lambda: f"the cards on {self.where_label(st, where_a)} and "
                 f"{self.where_label(st, where_b)} swap places")
 
-        return swap
-
-    def draw(self, into: Fn, bind: str | None, origin: Origin) -> Proc:
-        draw_pile = self.draw_pile
-
-        def draw(ctx: Ctx) -> None:
-            where = into(ctx)
-            st = ctx.st
-            pile = st.piles[draw_pile]
-            if not pile:
-                self.eng.run_hook("draw_empty", ctx, (self._drawer(ctx),))
-            if not pile or where is None or (st.protected and self._blocked(ctx, origin, where)):
-                log(ctx, origin, lambda: "the draw is impossible and is left out")
-                if bind:
-                    ctx.env[bind] = None
-                return
-            self.check_free(st, where, origin.rule)
-            chance = st.rng
-            if isinstance(chance, Chance):
-                chance.before_draw(st, pile)  # the outcome comes from elsewhere (a referee's game log)
-            c = pile.pop()
-            self.put(st, c, where)
-            self._touched(ctx, where)
-            if ctx.marking:
-                st.marks[c] |= ctx.marking
-            if bind:
-                ctx.env[bind] = c
+    def draw(self, ctx: Ctx, where: Any, bind: str | None, origin: Origin) -> None:
+        st = ctx.st
+        pile = st.piles[self.draw_pile]
+        if not pile:
+            self.eng.run_hook("draw_empty", ctx, (self._drawer(ctx),))
+        if not pile or where is None or (st.protected and self._blocked(ctx, origin, where)):
             if ctx.log is not None:
-                shown = isinstance(where, PileLoc) and where.index in self.face_up
-                log(ctx, origin, lambda: f"a card is drawn to {self.where_label(st, where)}"
-                    + (f": {st.facts.label(c)}" if shown else ""), c, kind="draw")
-
-        return draw
+                log(ctx, origin, lambda: "the draw is impossible and is left out")
+            if bind:
+                ctx.env[bind] = None
+            return
+        self.check_free(st, where, origin.rule)
+        chance = st.rng
+        if isinstance(chance, Chance):
+            chance.before_draw(st, pile)  # the outcome comes from elsewhere (a referee's game log)
+        c = pile.pop()
+        self.put(st, c, where)
+        if ctx.changed is not None and isinstance(where, tuple):  # _touched, written out: every draw passes here
+            ctx.changed.add(where[0])
+        if ctx.marking:
+            st.marks[c] |= ctx.marking
+        if bind:
+            ctx.env[bind] = c
+        if ctx.log is not None:
+            shown = isinstance(where, PileLoc) and where.index in self.face_up
+            log(ctx, origin, lambda: f"a card is drawn to {self.where_label(st, where)}"
+                + (f": {st.facts.label(c)}" if shown else ""), c, kind="draw")
 
     @staticmethod
     def _drawer(ctx: Ctx) -> Any:
@@ -232,142 +228,112 @@ class Effects:
         actor = ctx.env.get("actor")
         return ctx.st.active if actor is None else actor
 
-    def peek(self, player: Fn, card: Fn, origin: Origin) -> Proc:
-        def peek(ctx: Ctx) -> None:
-            p, c = player(ctx), card(ctx)
-            if p is None or c is None:
-                return
-            ctx.st.known[c] |= 1 << p
-            if ctx.log is not None:
-                log(ctx, origin, lambda: f"{ctx.st.names[p]} looks secretly at {ctx.st.facts.label(c)}", c)
+    @staticmethod
+    def peek(ctx: Ctx, p: Any, c: Any, origin: Origin) -> None:
+        if p is None or c is None:
+            return
+        ctx.st.known[c] |= 1 << p
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"{ctx.st.names[p]} looks secretly at {ctx.st.facts.label(c)}", c)
 
-        return peek
-
-    def show(self, card: Fn, origin: Origin) -> Proc:
-        def show(ctx: Ctx) -> None:
-            c = card(ctx)
-            if c is None:
-                return
-            ctx.st.known[c] = ctx.st.everyone
+    @staticmethod
+    def show(ctx: Ctx, c: Any, origin: Origin) -> None:
+        if c is None:
+            return
+        ctx.st.known[c] = ctx.st.everyone
+        if ctx.log is not None:
             log(ctx, origin, lambda: f"{ctx.st.facts.label(c)} is shown to everyone", c)
 
-        return show
-
-    def say(self, text: str, args: tuple[Fn, ...], kinds: tuple[str, ...], origin: Origin) -> Proc:
-        show = self.eng.format_value
+    def say(self, ctx: Ctx, text: str, args: tuple[Fn, ...], kinds: tuple[str, ...], origin: Origin) -> None:
+        if ctx.log is None:
+            return  # words only: nothing to do where nobody reads them
         parts = text.split("{}")
+        values = [self.eng.format_value(ctx.st, kind, arg(ctx)) for arg, kind in zip(args, kinds, strict=True)]
+        words = parts[0] + "".join(v + rest for v, rest in zip(values, parts[1:], strict=True))
+        ctx.log.append(Event(origin.rule, origin.cite, words, "say"))
 
-        def say(ctx: Ctx) -> None:
-            if ctx.log is None:
-                return  # words only: nothing to do where nobody reads them
-            values = [show(ctx.st, kind, arg(ctx)) for arg, kind in zip(args, kinds, strict=True)]
-            words = parts[0] + "".join(v + rest for v, rest in zip(values, parts[1:], strict=True))
-            ctx.log.append(Event(origin.rule, origin.cite, words, "say"))
-
-        return say
-
-    def forget(self, card: Fn, origin: Origin) -> Proc:
-        def forget(ctx: Ctx) -> None:
-            c = card(ctx)
-            if c is not None:
-                ctx.st.known[c] = 0
+    @staticmethod
+    def forget(ctx: Ctx, c: Any, origin: Origin) -> None:
+        if c is not None:
+            ctx.st.known[c] = 0
+            if ctx.log is not None:
                 log(ctx, origin, lambda: f"nobody can follow {ctx.st.facts.label(c)} any more", c)
 
-        return forget
+    def mark_bit(self, mark: str) -> int:
+        return 1 << self.mark_bits[mark]
 
-    def mark(self, mark: str, card: Fn, origin: Origin) -> Proc:
-        bit = 1 << self.mark_bits[mark]
-
-        def put_mark(ctx: Ctx) -> None:
-            c = card(ctx)
-            if c is not None:
-                ctx.st.marks[c] |= bit
+    @staticmethod
+    def mark(ctx: Ctx, mark: str, bit: int, c: Any, origin: Origin) -> None:
+        if c is not None:
+            ctx.st.marks[c] |= bit
+            if ctx.log is not None:
                 log(ctx, origin, lambda: f"{ctx.st.facts.label(c)} is marked {mark}", c)
 
-        return put_mark
-
-    def open_window(self, kind: str, card: Fn, players: Fn, origin: Origin) -> Proc:
-        title, attempts, open_max = self.window_title, self.attempts, self.open_max
-
-        def open_window(ctx: Ctx) -> None:
-            c = card(ctx)
-            if c is None:
-                return
-            mask = 0
-            for p in items_of(ctx.st, players(ctx)):
-                mask |= 1 << p
-            windows = ctx.st.windows
-            windows.append(Window(kind, c, mask, attempts))
-            del windows[:-open_max]  # the oldest windows close when too many are open
-            log(ctx, origin, lambda: f"the {title} '{kind}' opens on {ctx.st.facts.label(c)} for "
+    def open_window(self, ctx: Ctx, kind: str, c: Any, players: Fn, origin: Origin) -> None:
+        if c is None:
+            return
+        mask = 0
+        for p in items_of(ctx.st, players(ctx)):
+            mask |= 1 << p
+        windows = ctx.st.windows
+        windows.append(Window(kind, c, mask, self.attempts))
+        del windows[:-self.open_max]  # the oldest windows close when too many are open
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"the {self.window_title} '{kind}' opens on {ctx.st.facts.label(c)} for "
                 + (", ".join(ctx.st.names[p] for p in range(len(ctx.st.names)) if mask >> p & 1) or "nobody"), c)
 
-        return open_window
-
-    def use_window(self, origin: Origin) -> Proc:
-        def use_window(ctx: Ctx) -> None:
-            if ctx.st.windows:
-                ctx.st.windows[-1].attempts -= 1
+    @staticmethod
+    def use_window(ctx: Ctx, origin: Origin) -> None:
+        if ctx.st.windows:
+            ctx.st.windows[-1].attempts -= 1
+            if ctx.log is not None:
                 log(ctx, origin, lambda: "an attempt on the reference is used")
 
-        return use_window
+    def close_window(self, ctx: Ctx, origin: Origin) -> None:
+        if ctx.st.windows:
+            ctx.st.windows.clear()
+            if ctx.log is not None:
+                log(ctx, origin, lambda: f"the {self.window_title} closes")
 
-    def close_window(self, origin: Origin) -> Proc:
-        title = self.window_title
-
-        def close_window(ctx: Ctx) -> None:
-            if ctx.st.windows:
-                ctx.st.windows.clear()
-                log(ctx, origin, lambda: f"the {title} closes")
-
-        return close_window
-
-    def trigger(self, card: Fn, player: Fn, after_window: bool, origin: Origin) -> Proc:
+    def trigger(self, ctx: Ctx, c: Any, p: Any, after_window: bool, origin: Origin) -> None:
         facts = self.eng.facts
-
-        def trigger(ctx: Ctx) -> None:
-            c, p = card(ctx), player(ctx)
-            if c is None or p is None or facts.ability[c] is None:
-                return
-            ability: str = facts.ability[c]  # type: ignore[assignment]  # checked just above
-            queue = ctx.st.waiting
-            # A new trigger waits before those that wait for the window: what the window's calls
-            # trigger is part of settling them.
-            at = next((i for i, w in enumerate(queue) if w.after_window), len(queue))
-            queue.insert(at, Waiting(ability, c, p, (), after_window))
+        if c is None or p is None or facts.ability[c] is None:
+            return
+        ability: str = facts.ability[c]  # checked just above
+        queue = ctx.st.waiting
+        # A new trigger waits before those that wait for the window: what the window's calls
+        # trigger is part of settling them.
+        at = next((i for i, w in enumerate(queue) if w.after_window), len(queue))
+        queue.insert(at, Waiting(ability, c, p, (), after_window))
+        if ctx.log is not None:
             log(ctx, origin, lambda: f"{facts.label(c)} triggers its ability '{ability}' for {ctx.st.names[p]}"
                 + (" once the window's calls are settled" if after_window else ""), c)
 
-        return trigger
-
-    def continue_step(self, step: str, args: tuple[Fn, ...], player: Fn, origin: Origin) -> Proc:
-        def continue_step(ctx: Ctx) -> None:
-            p = player(ctx)
-            if p is None:
-                return
-            source = ctx.env.get("source")
-            if source is None:
-                raise EngineError(f"{origin.rule}: `continue` goes on with an ability; this rule is no ability")
-            ctx.st.waiting.insert(0, Waiting(step, source, p, tuple(a(ctx) for a in args)))
+    @staticmethod
+    def continue_step(ctx: Ctx, step: str, p: Any, args: tuple[Fn, ...], origin: Origin) -> None:
+        if p is None:
+            return
+        source = ctx.env.get("source")
+        if source is None:
+            raise EngineError(f"{origin.rule}: `continue` goes on with an ability; this rule is no ability")
+        ctx.st.waiting.insert(0, Waiting(step, source, p, tuple(a(ctx) for a in args)))
+        if ctx.log is not None:
             log(ctx, origin, lambda: f"{ctx.st.names[p]} goes on with '{step}'")
 
-        return continue_step
-
-    def shuffle(self, sources: tuple[s.ShuffleSource, ...], into: PileLoc, origin: Origin) -> Proc:
-        def shuffle(ctx: Ctx) -> None:
-            st = ctx.st
-            gathered: list[int] = []
-            for source in sources:
-                gathered.extend(self._gather(st, source))
-            for c in gathered:
-                st.known[c] = 0  # shuffled face down: nobody can follow a card any more
-            pile = st.piles[into.index]
-            pile.extend(gathered)
-            st.rng.shuffle(pile)
+    def shuffle(self, ctx: Ctx, sources: tuple[s.ShuffleSource, ...], into: PileLoc, origin: Origin) -> None:
+        st = ctx.st
+        gathered: list[int] = []
+        for source in sources:
+            gathered.extend(self._gather(st, source))
+        known = st.known
+        for c in gathered:
+            known[c] = 0  # shuffled face down: nobody can follow a card any more
+        pile = st.piles[into.index]
+        pile.extend(gathered)
+        st.rng.shuffle(pile)
+        if ctx.log is not None:
             log(ctx, origin, lambda: f"{plural(len(gathered), 'card')} shuffled into the "
                 f"{self.eng.pile_names[into.index].replace('_', ' ')}")
-
-        return shuffle
 
     def _gather(self, st: State, source: s.ShuffleSource) -> list[int]:
         if source.pile == ALL_CARDS:
@@ -388,50 +354,36 @@ class Effects:
         st.piles[index] = keep
         return out
 
-    def start_turn(self, player: Fn, origin: Origin) -> Proc:
-        clear = ~sum(1 << bit for name, bit in self.mark_bits.items() if self.eng.rules.marks[name].until_turn)
-
-        def start_turn(ctx: Ctx) -> None:
-            p = player(ctx)
-            if p is None:
-                raise EngineError(f"{origin.rule}: no player to start the turn")
-            st = ctx.st
-            st.active = p
-            st.turn += 1
-            if clear != -1 and any(st.marks):
-                st.marks = [m & clear for m in st.marks]  # marks that last a turn end with it
+    def start_turn(self, ctx: Ctx, p: Any, origin: Origin) -> None:
+        if p is None:
+            raise EngineError(f"{origin.rule}: no player to start the turn")
+        st = ctx.st
+        st.active = p
+        st.turn += 1
+        clear = self.turn_marks_kept
+        if clear != -1 and any(st.marks):
+            st.marks = [m & clear for m in st.marks]  # marks that last a turn end with it
+        if ctx.log is not None:
             log(ctx, origin, lambda: f"{st.names[p]}'s turn begins")
 
-        return start_turn
+    def start_round(self, ctx: Ctx) -> None:
+        self.eng.start_round(ctx.st, ctx.log)
 
-    def start_round(self, players: Fn | None) -> Proc:
-        eng = self.eng
-        if players is None:
-            return lambda ctx: eng.start_round(ctx.st, ctx.log)
-        return lambda ctx: eng.start_round(ctx.st, ctx.log, list(items_of(ctx.st, players(ctx))))
+    def start_round_with(self, ctx: Ctx, players: Any) -> None:
+        self.eng.start_round(ctx.st, ctx.log, list(items_of(ctx.st, players)))
 
     @staticmethod
-    def set_phase(value: Fn) -> Proc:
-        def set_phase(ctx: Ctx) -> None:
-            ctx.st.phase = value(ctx)
+    def set_phase(ctx: Ctx, value: Any) -> None:
+        ctx.st.phase = value
 
-        return set_phase
+    def set_var(self, ctx: Ctx, name: str, vtype: str, value: Any, origin: Origin) -> None:
+        v = ctx.st.vars[name] = value
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"{name} = {self.eng.format_value(ctx.st, vtype, v)}", kind="set")
 
-    def set_var(self, name: str, vtype: str, index: Fn | None, value: Fn, origin: Origin) -> Proc:
-        show = self.eng.format_value
-        if index is None:
-            def set_scalar(ctx: Ctx) -> None:
-                v = ctx.st.vars[name] = value(ctx)
-                if ctx.log is not None:
-                    log(ctx, origin, lambda: f"{name} = {show(ctx.st, vtype, v)}", kind="set")
-
-            return set_scalar
-
-        def set_player(ctx: Ctx) -> None:
-            i = index(ctx)
-            if i is not None:
-                v = ctx.st.pvars[name][i] = value(ctx)
-                if ctx.log is not None:
-                    log(ctx, origin, lambda: f"{name}[{ctx.st.names[i]}] = {show(ctx.st, vtype, v)}", kind="set")
-
-        return set_player
+    def set_player_var(self, ctx: Ctx, name: str, vtype: str, i: Any, value: Fn, origin: Origin) -> None:
+        if i is not None:
+            v = ctx.st.pvars[name][i] = value(ctx)
+            if ctx.log is not None:
+                log(ctx, origin, lambda: f"{name}[{ctx.st.names[i]}] = {self.eng.format_value(ctx.st, vtype, v)}",
+                    kind="set")

@@ -9,7 +9,7 @@ the state exactly as it was.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..language import syntax as s
@@ -42,7 +42,7 @@ class Engine(Legality):
         self.pile_index = {name: i for i, name in enumerate(self.pile_names)}
         self.pile_locs = [PileLoc(i, name) for i, name in enumerate(self.pile_names)]
         self.effects = Effects(self)
-        self.define_fns: dict[str, Fn] = {}
+        self.define_fns: dict[str, Callable[..., Any]] = {}  # (state, *arguments) -> value
         self.routine_procs: dict[str, Proc] = {}
         self.hook_procs: dict[str, Proc] = {}
         self.moves: dict[str, CompiledMove] = {}
@@ -54,14 +54,18 @@ class Engine(Legality):
         self.order_fn: Fn | None = None
         self.phases = frozenset(rules.phase_names)
         self._compile()
+        changed = self.rules.hooks.get("changed")
+        # The hook `_body` calls after a rule changed a tableau, with the names of its formals.
+        self._changed = None if changed is None else (self.hook_procs["changed"], [f.name for f in changed.formals])
         super().__init__()
 
     # ------------------------------------------------------------ compilation
     def _compile(self) -> None:
         comp = Compiler(self.rules, self.effects, self.define_fns, self.routine_procs)
+        self.unit = comp.unit
         none: frozenset[str] = frozenset()
         for d in self.rules.defines.values():
-            self.define_fns[d.name] = comp.expr(d.body, frozenset(f.name for f in d.formals or ()))
+            self.define_fns[d.name] = comp.define(d)
         for v in self.rules.variables.values():
             self.var_inits[v.name] = comp.expr(v.init, none)
         for r in self.rules.routines.values():
@@ -89,12 +93,12 @@ class Engine(Legality):
 
     @staticmethod
     def _protection(comp: Compiler, decl: s.ProtectDecl) -> Protection:
-        scope = frozenset({decl.owner})
+        when = comp.function((decl.when,), (decl.owner,))
         pattern = owner_pattern(decl)
         if pattern is None:
-            return Protection(decl, comp.expr(decl.when, scope))
+            return Protection(decl, when)
         only, rest = pattern
-        return Protection(decl, comp.expr(decl.when, scope), comp.expr(only, frozenset()), comp.expr(rest, scope))
+        return Protection(decl, when, comp.function((only,), ()), comp.function((rest,), (decl.owner,)))
 
     # ------------------------------------------------------------ labels
     def slot_label(self, st: State, slot: tuple[int, int]) -> str:
@@ -222,12 +226,19 @@ class Engine(Legality):
         events: list[Event] | None = [] if log else None
         if events is not None:
             events.append(Event(cm.name, cm.decl.cite, self.describe(st, move)))
-        env = self.env_for(st, cm, move.player, move.args)
         if cm.decl.is_ability:
+            env = self.env_for(st, cm, move.player, move.args)
             waiting = st.waiting.pop(0)
             self._start_ability(st, waiting, events)
+        elif cm.plain:  # env_for of a plain move, written out: this runs for every move
+            env = cm.blank.copy()
+            env["actor"] = move.player
+            env.update(move.args)
+        else:
+            env = self.env_for(st, cm, move.player, move.args)
         self._body(st, cm, env, events)
-        self.settle(st, events)
+        if st.waiting:  # most moves leave no ability waiting: nothing to settle
+            self.settle(st, events)
         return events or []
 
     def _start_ability(self, st: State, waiting: Waiting, log: list[Event] | None) -> None:
@@ -239,25 +250,29 @@ class Engine(Legality):
         if cm.decl.is_ability:
             ctx.marking = self.effects.ability_marks
         cm.body(ctx)
-        if ctx.changed and "changed" in self.hook_procs:
+        if ctx.changed and self._changed is not None:
+            changed, formals = self._changed
+            actor = env.get("actor")
             for owner in sorted(ctx.changed):
-                self.run_hook("changed", Ctx(st, {"actor": env.get("actor")}, log), (owner, env.get("actor")))
+                # As run_hook calls it, from a context of its own that records no changes.
+                names = {"actor": actor}
+                names.update(zip(formals, (owner, actor), strict=True))
+                changed(Ctx(st, names, log))
         self.refresh_protection(st)
 
     def refresh_protection(self, st: State) -> None:
         """Evaluate the rules' protections once the action is complete (they hold from the next action on)."""
         if not self.protections:
             return
-        ctx = Ctx(st, {}, None)
         mask = 0
         for protection in self.protections:
             if protection.only is not None and protection.rest is not None:
-                p = protection.only(ctx)
-                if p is not None and protection.rest(ctx.derive({protection.decl.owner: p})):
+                p = protection.only(st)
+                if p is not None and protection.rest(st, p):
                     mask |= 1 << p
                 continue
             for p in st.seats:
-                if protection.when(ctx.derive({protection.decl.owner: p})):
+                if protection.when(st, p):
                     mask |= 1 << p
         st.protected = mask
 
@@ -293,20 +308,30 @@ class Engine(Legality):
                              cards=((self.facts.label(waiting.card), st.known[waiting.card]),)))
 
     # ------------------------------------------------------------ queries
-    def compile_expr(self, node: s.Expr, names: dict[str, str]) -> Fn:
+    def compile_expr(self, node: s.Expr, names: dict[str, str], two_state: bool = False) -> Fn:
         """Check and compile an expression written outside the rules (a scenario's probe); `names`
-        gives the kinds of the names bound for it."""
-        Checker(self.rules).visit(node, names)
+        gives the kinds of the names bound for it. `two_state`: it may read `old(...)`, and is then
+        evaluated with `evaluate_move`."""
+        checker = Checker(self.rules)
+        checker.in_invariant = two_state
+        checker.visit(node, names)
         comp = Compiler(self.rules, self.effects, self.define_fns, self.routine_procs)
         return comp.expr(node, frozenset(names))
 
     def evaluate(self, st: State, expr: Fn, env: dict[str, Any] | None = None) -> Any:
         return expr(Ctx(st, dict(env or {}), None))
 
+    def evaluate_move(self, before: State, after: State, expr: Fn, env: dict[str, Any] | None = None) -> Any:
+        """A two-state expression (compiled with `two_state`) over a move: `old(...)` reads `before`."""
+        ctx = Ctx(after, dict(env or {}), None)
+        ctx.before = Ctx(before, ctx.env, None)
+        return expr(ctx)
+
     def define_value(self, st: State, name: str, *args: Any) -> Any:
         decl = self.rules.defines[name]
-        env = {f.name: a for f, a in zip(decl.formals or (), args, strict=True)}
-        return self.define_fns[name](Ctx(st, env, None))
+        if len(args) != len(decl.formals or ()):
+            raise ValueError(f"{name!r} takes {len(decl.formals or ())} argument(s), not {len(args)}")
+        return self.define_fns[name](st, *args)
 
     def call_order(self, st: State) -> list[int] | None:
         """The rules' order of simultaneous calls in this state (None when the rules declare none)."""
@@ -318,8 +343,9 @@ class Engine(Legality):
     def broken_invariants(self, st: State) -> Iterator[s.InvariantDecl]:
         """The state invariants that do not hold in `st`, in declaration order (transition invariants
         need a move and are not among them)."""
+        ctx = Ctx(st, {}, None)  # one context for all: evaluating an expression binds no name in it
         for ident, (when, holds) in self.invariant_fns.items():
-            if (when is None or self.evaluate(st, when)) and not self.evaluate(st, holds):
+            if (when is None or when(ctx)) and not holds(ctx):
                 yield self.rules.invariants[ident]
 
     def broken_invariant(self, st: State) -> s.InvariantDecl | None:
@@ -328,9 +354,9 @@ class Engine(Legality):
     def broken_transitions(self, before: State, after: State, actor: int | None) -> Iterator[s.InvariantDecl]:
         """The transition invariants that a move by `actor` from `before` to `after` breaks (`after` as
         the move left it, every ability that needed no choice run)."""
+        ctx = Ctx(after, {TRANSITION_ACTOR: actor}, None)  # one for all: evaluating binds no name in it
+        ctx.before = Ctx(before, ctx.env, None)
         for ident, (when, holds) in self.transition_fns.items():
-            ctx = Ctx(after, {TRANSITION_ACTOR: actor}, None)
-            ctx.before = Ctx(before, ctx.env, None)
             if (when is None or when(ctx)) and not holds(ctx):
                 yield self.rules.invariants[ident]
 

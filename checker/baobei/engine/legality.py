@@ -15,17 +15,23 @@ uniform), with full enumeration as the fallback (uniform too).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Callable, Iterator
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from ..language import syntax as s
 from ..language.errors import Rejection
 from ..language.walk import free_names, move_phases, phase_guard
+from . import sampling
+from .codegen import Unit
 from .compiler import Compiler
 from .move import Move
 from .protection import Protection, protection_against, tableau_of
 from .runtime import Ctx, Fn, Origin, Proc
+from .sampling import Guard, Level, Sampler, Sizes, WhenProtected
 from .state import State, Waiting
 
 if TYPE_CHECKING:
@@ -34,6 +40,7 @@ if TYPE_CHECKING:
 
 SLOT_KINDS = ("slot", "own_slot", "free_slot")
 SAMPLING_TRIES = 64  # rejections before listing every legal move: rare at acceptance rates above a few percent
+MAX_SHAPES = 4096  # tables whose argument domains random play keeps (then it forgets them and starts again)
 
 
 @dataclasses.dataclass
@@ -50,12 +57,25 @@ class CompiledMove:
     needs_attempt: bool  # `require not window_used`: skipped at once while the window has no attempt left
     window_move: bool  # its body uses a window: allowed while an ability waits for the window's calls
     no_args: dict[str, None]
-    arg_kinds: list[tuple[str, int]] = dataclasses.field(default_factory=list)  # (kind, 1 if optional) per argument
+    arg_kinds: list[tuple[str, int]]  # (kind, 1 if optional) per argument
+    # The same guards for random play, as functions of the state and the values of `names` (the names the
+    # guards see, without repeats: actor, source, a step's values, the arguments): `holds` is `by` and the
+    # guards that read no argument, `sample` draws the arguments, `weight` counts the argument tuples.
+    names: tuple[str, ...]
+    holds: Guard
+    sample: Sampler
+    weight: Callable[[Sizes, int], int]
+    plain: bool  # a move (no ability) whose names are actor, source and its arguments, none repeated
+    by_slots: bool  # its argument domains follow from the slots alone (no held card among them)
 
     @property
     def name(self) -> str:
         return self.decl.name
 
+    @functools.cached_property
+    def blank(self) -> dict[str, Any]:
+        """The names of a plain move, none of them bound yet, in the order `env_for` binds them."""
+        return {"actor": None, "source": None, **self.no_args}
 
     def player_level(self, ctx: Ctx) -> bool:
         """Whether `by` and the guards that read no argument hold."""
@@ -71,16 +91,48 @@ class CompiledMove:
 def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: list[Protection],
                  targets: frozenset[str]) -> CompiledMove:
     params = [p.name for p in m.params]
-    scope = frozenset([*params, *(f.name for f in m.formals), "actor", "source"])
+    names = tuple(dict.fromkeys(["actor", "source", *(f.name for f in m.formals), *params]))
+    fixed, dependent, levels, drawn = _guards(comp, m, names, protections, targets)
+    scope = frozenset(names)
+    by = comp.expr(m.by, scope) if m.by is not None else None
+    body = comp.block(m.body, scope, Origin(m.name, m.cite))
+    phases = move_phases(m)
+    no_args = dict.fromkeys(params)
+    arg_kinds = [(p.kind, int(p.optional)) for p in m.params]
+    player_guards = ((m.by,) if m.by is not None else ()) + tuple(req.cond for _, req in fixed)
+    # Repeated argument names leave fewer names than arguments: drawing them fails as listing them would.
+    sample = sampling.sampler(comp.unit, names, tuple(params), drawn) if len(no_args) == len(params) \
+        else _unpaired
+    return CompiledMove(m, by, fixed, dependent, levels, body, phases,
+                        m.by is not None and _is_actor_active(m.by),
+                        any(_is_window_guard(req.cond) for req in m.requires),
+                        any(_is_attempt_guard(req.cond) for req in m.requires), window_move, no_args, arg_kinds,
+                        names, comp.function(player_guards, names, conjunction=True), sample,
+                        sampling.weight(comp.unit, arg_kinds),
+                        not m.is_ability and len(names) == 2 + len(params),
+                        all(p.kind != "held_card" for p in m.params))
+
+
+Guards = tuple[list[tuple[Fn, s.Require]], list[tuple[Fn, s.Require]], list[list[Fn]], list[Level]]
+
+
+def _guards(comp: Compiler, m: s.MoveDecl, names: tuple[str, ...], protections: list[Protection],
+            targets: frozenset[str]) -> Guards:
+    """A move's guards: those that read no argument, those that read one (with their reasons), and by
+    argument the guards decided once it is chosen, as functions of a context and as the sampler takes them."""
+    params = [p.name for p in m.params]
+    scope = frozenset(names)
     fixed: list[tuple[Fn, s.Require]] = []
     dependent: list[tuple[Fn, s.Require]] = []
     levels: list[list[Fn]] = [[] for _ in params]
+    drawn: list[Level] = [[] for _ in params]  # the same levels, for the sampler
     for req in m.requires:
         fn = comp.expr(req.cond, scope)
         read = [i for i, name in enumerate(params) if name in free_names(req.cond)]
         if read:
             dependent.append((fn, req))
             levels[max(read)].append(fn)
+            drawn[max(read)].append(req.cond)
         else:
             fixed.append((fn, req))
     held = [i for i, p in enumerate(m.params) if p.kind == "held_card"]
@@ -88,20 +140,19 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
         # Held cards of one species are interchangeable: generation names them in the order held, as the
         # move notation reads them, so a move and its text stay one and the same.
         levels[i].append(_first_of_species(params, held, i))
+        drawn[i].append(_first_of_species_drawn(names, params, held, i))
     for i, name in enumerate(params):
         if name in targets:
             for protection in protections:
                 guard = (_unprotected(name, protection, protections), _protect_require(protection))
                 dependent.append(guard)
                 levels[i].append(guard[0])
-    by = comp.expr(m.by, scope) if m.by is not None else None
-    body = comp.block(m.body, scope, Origin(m.name, m.cite))
-    phases = move_phases(m)
-    return CompiledMove(m, by, fixed, dependent, levels, body, phases,
-                        m.by is not None and _is_actor_active(m.by),
-                        any(_is_window_guard(req.cond) for req in m.requires),
-                        any(_is_attempt_guard(req.cond) for req in m.requires), window_move, dict.fromkeys(params),
-                        [(p.kind, int(p.optional)) for p in m.params])
+                drawn[i].append(WhenProtected(_unprotected_drawn(names.index(name), protection, protections)))
+    return fixed, dependent, levels, drawn
+
+
+def _unpaired(*values: Any) -> tuple[tuple[str, Any], ...] | None:
+    raise ValueError("zip() argument 2 is longer than argument 1")
 
 
 class Legality:
@@ -111,6 +162,7 @@ class Legality:
     facts: CardFacts
     moves: dict[str, CompiledMove]
     halts: list[tuple[Fn, s.HaltDecl]]
+    unit: Unit  # where the engine's generated code lives (random play adds some as it meets new situations)
 
     def __init__(self) -> None:
         players = [cm for cm in self.moves.values() if not cm.decl.is_ability]
@@ -127,12 +179,15 @@ class Legality:
                                  for phase, moves in self._by_phase.items()}
         self._unphased_others = [cm for cm in self._unphased if not cm.active_only]
         self._halts = [(when, decl, phase_guard(_first_conjunct(decl.when))) for when, decl in self.halts]
+        self._halts_in: dict[Any, list[tuple[Fn, s.HaltDecl]]] = {}  # by phase, the halts that may hold in it
         # The moves others may make with no window open: while there are none, only the active player acts.
         self._others_without_window = {phase: [cm for cm in moves if not cm.needs_window]
                                        for phase, moves in self._by_phase_others.items()}
         self._unphased_without_window = [cm for cm in self._unphased_others if not cm.needs_window]
         # Moves that call on a window: they stay open to the window's players while an ability waits for it.
         self._window_moves = [cm for cm in players if cm.window_move]
+        self._options_cache: dict[tuple[Any, ...], Options] = {}
+        self._shapes: dict[tuple[int, ...], Shape] = {}
 
     def describe(self, st: State, move: Move) -> str:
         raise NotImplementedError
@@ -186,11 +241,14 @@ class Legality:
 
     def halt(self, st: State) -> s.HaltDecl | None:
         """The first halt of the rules that holds now (while it holds only its allowed moves are legal)."""
-        ctx: Ctx | None = None
-        for when, decl, phases in self._halts:
-            if phases is not None and st.phase not in phases:
-                continue  # a halt that names its phases cannot hold in another one
-            ctx = ctx or Ctx(st, {}, None)
+        halts = self._halts_in.get(st.phase)
+        if halts is None:
+            halts = self._halts_in[st.phase] = [(when, decl) for when, decl, phases in self._halts
+                                                if phases is None or st.phase in phases]
+        if not halts:
+            return None  # a halt that names its phases cannot hold in another one
+        ctx = Ctx(st, {}, None)
+        for when, decl in halts:
             if when(ctx):
                 return decl
         return None
@@ -277,7 +335,8 @@ class Legality:
     # ------------------------------------------------------------ generation
     def domain(self, st: State, kind: str, actor: int) -> list[Any]:
         if kind == "slot":
-            return [sl for p in range(len(st.names)) for sl in st.occupied_slots(p)]
+            rows = st.tableaux
+            return [(p, i + 1) for p in range(len(st.names)) for i, c in enumerate(rows[p]) if c is not None]
         if kind == "own_slot":
             return st.occupied_slots(actor)
         if kind == "free_slot":
@@ -289,17 +348,19 @@ class Legality:
         return [False, True]
 
     def _domains(self, st: State, cm: CompiledMove, actor: int,
-                  cache: dict[tuple[str, int, bool], list[Any]] | None = None) -> list[list[Any]]:
-        """The values each argument may take; `cache` shares them between the moves of one state."""
+                 cache: dict[tuple[str, int, int], list[Any]] | None = None) -> list[list[Any]]:
+        """The values each argument may take; `cache` shares them between the moves of one state, or of
+        every state with the same slots (`_shared_domains`), which never holds the cards in hand."""
+        if cache is None:
+            cache = {}
         out = []
-        for p in cm.decl.params:
-            key = (p.kind, actor if p.kind != "slot" else -1, p.optional)
-            values = cache.get(key) if cache is not None else None
+        for kind, optional in cm.arg_kinds:
+            key = (kind, actor if kind != "slot" else -1, optional)
+            values = cache.get(key) if kind != "held_card" else None
             if values is None:
-                values = self.domain(st, p.kind, actor)
-                if p.optional:
-                    values = [None, *values]
-                if cache is not None:
+                values = self.domain(st, kind, actor)
+                values = [None, *values] if optional else values
+                if kind != "held_card":
                     cache[key] = values
             out.append(values)
         return out
@@ -336,11 +397,7 @@ class Legality:
         return self._by_phase_others.get(st.phase, self._unphased_others)
 
     def _holding(self, st: State, player: int, moves: list[CompiledMove]) -> list[CompiledMove]:
-        out = []
-        for cm in moves:
-            if cm.player_level(Ctx(st, self.env_for(st, cm, player, ()), None)):
-                out.append(cm)
-        return out
+        return [cm for cm in moves if cm.holds(st, *self._values(st, cm, player))]
 
     def moves_of(self, st: State, player: int, cm: CompiledMove) -> Iterator[Move]:
         """Every legal move of one kind for one player: arguments one at a time, each guard checked
@@ -381,7 +438,7 @@ class Legality:
         return self.blocked_step(st, cm, ctx.env) is None
 
     def first_legal(self, st: State, player: int, cm: CompiledMove) -> Move | None:
-        if not cm.player_level(Ctx(st, self.env_for(st, cm, player, ()), None)):
+        if not cm.holds(st, *self._values(st, cm, player)):
             return None
         return next(self.moves_of(st, player, cm), None)
 
@@ -397,101 +454,138 @@ class Legality:
         """Who may act now (the active player and anyone with an out-of-turn move)."""
         return [p for p in range(len(st.names)) if any(True for _ in self.legal_moves(st, p))]
 
-    def random_move(self, st: State, rng: random.Random, tries: int = SAMPLING_TRIES) -> Move | None:
-        """A legal move chosen uniformly among all legal moves now, or None when nobody may act.
+    def random_move(self, st: State, rng: random.Random, tries: int = SAMPLING_TRIES,
+                    player: int | None = None) -> Move | None:
+        """A legal move chosen uniformly among all legal moves now (of `player` only, when given), or None
+        when nobody (that player) may act.
 
         Rejection sampling over the argument domains of the moves worth trying: an option whose
         player-level guards fail is dropped when first drawn (it holds no legal move), so the proposal
         stays uniform over a superset of the legal moves and an accepted sample is uniform over them.
         After `tries` rejections every legal move is listed and one is chosen (uniform as well)."""
-        halt = self.halt(st)
-        options: list[tuple[int, CompiledMove]] = []
-        weights: list[int] = []
-        sizes: dict[tuple[str, int], int] = {}  # domain sizes, shared by the options of this state
-        # Only the active player can act unless an ability waits, a window is open or the phase gives
-        # the others moves of their own (the initial peek, say).
-        others = st.waiting or st.windows or self._others_without_window.get(st.phase, self._unphased_without_window)
-        for p in range(len(st.names)) if others else (st.active,):
-            for cm in self._options(st, p, halt):
-                options.append((p, cm))
-                weights.append(self._count(st, cm, p, sizes) if cm.arg_kinds else 1)
-        total = sum(weights)
-        checked: dict[int, list[list[Any]]] = {}  # options whose player-level guards hold: their domains
-        cache: dict[tuple[str, int, bool], list[Any]] = {}
+        found = self._random_options(st, self.halt(st))
+        options, starts = found.moves, found.starts
+        shape = self._shape(st) if player is None else None
+        if shape is not None and found.key is not None:
+            weights, bounds = shape.weighed(found, st)
+        else:
+            weights = found.weigh(st)
+            if player is not None:  # only that player's moves (a simulated player choosing its own)
+                weights = [w if p == player else 0 for w, (p, _) in zip(weights, options, strict=True)]
+            bounds = list(accumulate(weights))  # option i is drawn below bounds[i], from bounds[i - 1] on
+        total = bounds[-1] if bounds else 0
+        checked: dict[int, tuple[Any, ...]] = {}  # options that hold: their sampler's values and domains
         rejections = 0
+        rnd = rng.random
         while total and rejections < tries:
-            i = _pick_weighted(int(rng.random() * total), weights)
+            i = bisect_right(bounds, int(rnd() * total))  # below len(bounds): the number is below the total
             player, cm = options[i]
-            ctx = Ctx(st, self.env_for(st, cm, player, ()), None)
-            if i not in checked:
-                if not cm.player_level(ctx):
-                    total -= weights[i]
-                    weights[i] = 0
+            drawn = checked.get(i)
+            if drawn is None:
+                values = starts[i] or self._values(st, cm, player)
+                if not cm.holds(st, *values):
+                    weights[i] = 0  # it holds no legal move: never drawn again
+                    bounds = list(accumulate(weights))
+                    total = bounds[-1]
                     continue
-                checked[i] = self._domains(st, cm, player, cache)
-            values = self._sample(ctx, cm, checked[i], rng)
-            if values is not None:
-                return Move(player, cm.name, tuple(zip(cm.no_args, values, strict=True)))
+                drawn = checked[i] = self._drawn(st, cm, player, values, shape)
+            args = cm.sample(st, drawn, rnd)
+            if args is not None and not (cm.decl.is_step and st.protected and self._blocked_draw(st, cm, drawn, args)):
+                return Move(player, cm.name, args)
             rejections += 1
         every = [m for i, (p, cm) in enumerate(options) if weights[i] for m in self.moves_of(st, p, cm)
-                 if i in checked or cm.player_level(Ctx(st, self.env_for(st, cm, p, ()), None))]
+                 if i in checked or cm.holds(st, *self._values(st, cm, p))]
         return rng.choice(every) if every else None
 
-    def random_move_by_kind(self, st: State, rng: random.Random) -> Move | None:
+    def _drawn(self, st: State, cm: CompiledMove, player: int, values: tuple[Any, ...], shape: Shape | None
+               ) -> tuple[Any, ...]:
+        """What the sampler draws from: the values of the move's names and the domains of its arguments. For
+        a plain move without held cards, both follow from the player and the slots: kept with the shape."""
+        if shape is None:
+            return (*values, *self._domains(st, cm, player))
+        if not (cm.plain and cm.by_slots):
+            return (*values, *self._domains(st, cm, player, shape.domains))
+        key = (cm.name, player)
+        drawn = shape.drawn.get(key)
+        if drawn is None:
+            drawn = shape.drawn[key] = (*values, *self._domains(st, cm, player, shape.domains))
+        return drawn
+
+    def _shape(self, st: State) -> Shape | None:
+        """What random play keeps for every state with the same slots, when no tableau has a free slot (the
+        lengths of the tableaux then say which slots there are): random play meets few such tables."""
+        rows = st.tableaux
+        for row in rows:  # a plain loop: the quickest way to look at a few short rows
+            if None in row:
+                return None
+        key = tuple(map(len, rows))  # one length per seat: the number of seats too
+        shape = self._shapes.get(key)
+        if shape is None:
+            if len(self._shapes) >= MAX_SHAPES:
+                self._shapes.clear()
+            shape = self._shapes[key] = Shape({}, {}, {})
+        return shape
+
+    def _random_options(self, st: State, halt: s.HaltDecl | None) -> Options:
+        """The moves worth trying, with their players. Only the active player can act unless an ability
+        waits, a window is open or the phase gives the others moves of their own (the initial peek, say).
+        Without a waiting ability the list follows from the phase, the active player, the open window
+        and the halt alone: it is made once for each such combination, with the code that weighs it."""
+        key = None
+        if not st.waiting:
+            windows = st.windows
+            key = (st.phase, st.active, len(st.names), bool(windows), bool(windows) and windows[-1].attempts > 0,
+                   None if halt is None else halt.name)
+            known = self._options_cache.get(key)
+            if known is not None:
+                return known
+        others = st.waiting or st.windows or self._others_without_window.get(st.phase, self._unphased_without_window)
+        moves = [(p, cm) for p in (range(len(st.names)) if others else (st.active,))
+                 for cm in self._options(st, p, halt)]
+        starts = [(p, None, *cm.no_args.values()) if cm.plain else None for p, cm in moves]
+        if key is None:
+            return Options(moves, lambda now: _weights(now, moves), starts, None)
+        weigh = sampling.weigher(self.unit, [(p, cm.arg_kinds) for p, cm in moves], len(st.names))
+        # Weights that count held cards depend on more than the slots: they are never kept by shape.
+        held = any(kind == "held_card" for _, cm in moves for kind, _ in cm.arg_kinds)
+        found = self._options_cache[key] = Options(moves, weigh, starts, None if held else key)
+        return found
+
+    def _values(self, st: State, cm: CompiledMove, player: int) -> tuple[Any, ...]:
+        """The values of a move's names before any argument is chosen (as `env_for` binds them)."""
+        if cm.plain:
+            return (player, None, *cm.no_args.values())
+        env = self.env_for(st, cm, player, ())
+        return tuple(env.get(name) for name in cm.names)
+
+    def _blocked_draw(self, st: State, cm: CompiledMove, values: tuple[Any, ...],
+                      args: tuple[tuple[str, Any], ...]) -> bool:
+        """Whether a step's drawn arguments would change a protected tableau (see `blocked_step`); `values`
+        begin with those of the move's names."""
+        if not (cm.decl.is_step and st.protected):
+            return False
+        env = dict(zip(cm.names, values[:len(cm.names)], strict=True))
+        env.update(args)
+        return self.blocked_step(st, cm, env) is not None
+
+    def random_move_by_kind(self, st: State, rng: random.Random, player: int | None = None) -> Move | None:
         """A kind of move first (a player and a move of the rules, uniformly among those with a legal
-        move), then a legal move of that kind, uniformly."""
+        move; `player`'s moves only, when given), then a legal move of that kind, uniformly."""
         halt = self.halt(st)
-        kinds = [(p, cm) for p in range(len(st.names)) for cm in self.candidates(st, p, halt)]
+        players = range(len(st.names)) if player is None else (player,)
+        kinds = [(p, cm) for p in players for cm in self.candidates(st, p, halt)]
         rng.shuffle(kinds)
         for player, cm in kinds:
             domains = self._domains(st, cm, player)
-            ctx = Ctx(st, self.env_for(st, cm, player, ()), None)
+            values = self._values(st, cm, player)
             for _ in range(SAMPLING_TRIES):
-                values = self._sample(ctx, cm, domains, rng) if all(domains) else None
-                if values is not None:
-                    return Move(player, cm.name, tuple(zip(cm.no_args, values, strict=True)))
+                args = cm.sample(st, (*values, *domains), rng.random) if all(domains) else None
+                if args is not None and not self._blocked_draw(st, cm, values, args):
+                    return Move(player, cm.name, args)
             every = list(self.moves_of(st, player, cm))
             if every:
                 return rng.choice(every)
         return None
-
-    def _count(self, st: State, cm: CompiledMove, actor: int, sizes: dict[tuple[str, int], int]) -> int:
-        """How many argument tuples a move's domains allow (their product)."""
-        out = 1
-        for kind, optional in cm.arg_kinds:
-            key = (kind, actor if kind != "slot" else -1)
-            size = sizes.get(key)
-            if size is None:
-                size = sizes[key] = self.domain_size(st, kind, actor)
-            out *= size + optional
-        return out
-
-    def domain_size(self, st: State, kind: str, actor: int) -> int:
-        if kind == "slot":
-            return sum(len(row) - row.count(None) for row in st.tableaux)
-        if kind == "own_slot":
-            row = st.tableaux[actor]
-            return len(row) - row.count(None)
-        if kind == "free_slot":
-            return st.tableaux[actor].count(None)
-        return len(self.domain(st, kind, actor))
-
-    def _sample(self, ctx: Ctx, cm: CompiledMove, domains: list[list[Any]], rng: random.Random) -> list[Any] | None:
-        """One uniform draw from the argument domains, or None as soon as a guard refuses the arguments
-        drawn so far (the rest is not drawn: a rejected draw is thrown away whole, so accepted draws stay
-        uniform). `ctx` holds the mover's names; the drawn arguments are bound in it."""
-        env = ctx.env
-        values = []
-        for name, domain, level in zip(cm.no_args, domains, cm.levels, strict=True):
-            value = domain[int(rng.random() * len(domain))]
-            env[name] = value
-            values.append(value)
-            for fn in level:
-                if not fn(ctx):
-                    return None
-        if cm.decl.is_step and ctx.st.protected and self.blocked_step(ctx.st, cm, env) is not None:
-            return None
-        return values
 
 
 def _first_of_species(params: list[str], held: list[int], i: int) -> Fn:
@@ -511,6 +605,70 @@ def _first_of_species(params: list[str], held: list[int], i: int) -> Fn:
     return canonical
 
 
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The moves worth trying in a state, each with its player: how to weigh them (the number of argument
+    tuples of each), and for each plain move the values of its names before its arguments are drawn."""
+
+    moves: list[tuple[int, CompiledMove]]
+    weigh: Callable[[State], list[int]]
+    starts: list[tuple[Any, ...] | None]
+    key: tuple[Any, ...] | None  # when its weights follow from the slots alone: the key it is kept by
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """What random play keeps for the states whose tableaux have the same slots and no free slot: the
+    argument domains (by kind, player and whether optional) and the weights of each list of options."""
+
+    domains: dict[tuple[str, int, int], list[Any]]
+    weights: dict[tuple[Any, ...], tuple[tuple[int, ...], list[int]]]
+    drawn: dict[tuple[str, int], tuple[Any, ...]]  # a plain move's values and domains, by move and player
+
+    def weighed(self, found: Options, st: State) -> tuple[list[int], list[int]]:
+        """The options' weights (a list of one's own, to change) and their running sums (never changed)."""
+        assert found.key is not None
+        known = self.weights.get(found.key)
+        if known is None:
+            weights = found.weigh(st)
+            known = self.weights[found.key] = (tuple(weights), list(accumulate(weights)))
+        return list(known[0]), known[1]
+
+
+def _weights(st: State, moves: list[tuple[int, CompiledMove]]) -> list[int]:
+    sizes = Sizes(st.tableaux, st.hands, len(st.names))
+    return [cm.weight(sizes, p) for p, cm in moves]
+
+
+def _first_of_species_drawn(names: tuple[str, ...], params: list[str], held: list[int], i: int) -> Guard:
+    """`_first_of_species` as the sampler calls it: with the values of the move's names."""
+    at, actor = names.index(params[i]), names.index("actor")
+    earlier = [names.index(params[j]) for j in held if j < i]
+
+    def canonical(st: State, *values: Any) -> bool:
+        card = values[at]
+        if card is None:
+            return True
+        used = {values[e] for e in earlier}
+        species = st.facts.species
+        hand: list[int] = st.hands[values[actor]]
+        first = next((c for c in hand if species[c] == species[card] and c not in used), None)
+        return first is not None and first == card
+
+    return canonical
+
+
+def _unprotected_drawn(at: int, protection: Protection, protections: list[Protection]) -> Guard:
+    """`_unprotected` as the sampler calls it (while a tableau is protected: otherwise it holds)."""
+    def guard(st: State, *values: Any) -> bool:
+        owner = tableau_of(values[at])
+        if owner is None:
+            return True
+        return protection_against([protection], Ctx(st, {}, None), owner, values[0]) is None
+
+    return guard
+
+
 def _unprotected(param: str, protection: Protection, protections: list[Protection]) -> Fn:
     """The guard that refuses an argument naming a tableau this protection holds against the mover."""
     def guard(ctx: Ctx) -> bool:
@@ -525,14 +683,6 @@ def _unprotected(param: str, protection: Protection, protections: list[Protectio
 def _protect_require(protection: Protection) -> s.Require:
     decl = protection.decl
     return s.Require(s.Lit(decl.pos, True), decl.text[0].lower() + decl.text[1:], decl.cite, decl.pos)
-
-
-def _pick_weighted(r: int, weights: list[int]) -> int:
-    for i, w in enumerate(weights):
-        if r < w:
-            return i
-        r -= w
-    return len(weights) - 1
 
 
 def _kind_ok(st: State, kind: str, value: Any) -> bool:

@@ -10,13 +10,15 @@ of a protected tableau by another player while a rule runs is impossible and lef
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..language import syntax as s
 from ..language.ruleset import Ruleset
 from ..language.walk import free_names
-from .runtime import Ctx, Fn
+from .runtime import Ctx
+from .state import State
 
 Taint = dict[str, frozenset[str]]  # a local name -> the arguments its value derives from
 
@@ -24,11 +26,11 @@ Taint = dict[str, frozenset[str]]  # a local name -> the arguments its value der
 @dataclass(frozen=True)
 class Protection:
     decl: s.ProtectDecl
-    when: Fn  # evaluated with the owner of the tableau bound to decl.owner
+    when: Callable[[State, int], Any]  # (state, the owner of the tableau, bound to decl.owner) -> holds
     # When `when` reads `OWNER == X and REST`, X alone says whose tableau it can be: the engine evaluates
     # X once instead of `when` for every seat (a protection is re-evaluated after every action).
-    only: Fn | None = None
-    rest: Fn | None = None
+    only: Callable[[State], Any] | None = None
+    rest: Callable[[State, int], Any] | None = None
 
 
 def owner_pattern(decl: s.ProtectDecl) -> tuple[s.Expr, s.Expr] | None:
@@ -121,7 +123,7 @@ def protection_against(protections: list[Protection], ctx: Ctx, owner: int, by: 
     if by is None or by == owner or not ctx.st.protected >> owner & 1:
         return None  # the engine's own setup, the owner's own change, or no protection
     for p in protections:
-        if p.when(ctx.derive({p.decl.owner: owner})):
+        if p.when(ctx.st, owner):
             return p.decl
     return protections[0].decl if protections else None
 

@@ -1,4 +1,4 @@
-"""What compiled rules run with: the context a closure sees, events, and the closures' types."""
+"""What compiled rules run with: the context a compiled block sees, events, and the functions' types."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ Proc = Callable[["Ctx"], None]
 
 
 class Ctx:
-    """What a running closure sees: the state, local names, the event log, and the tableaux changed so far."""
+    """What compiled rules see while they run: the state, local names, the event log, the tableaux changed so far."""
 
     __slots__ = ("before", "blocked", "changed", "env", "log", "marking", "st")
     # Set only while a transition invariant judges a move: the context of the state before the move,

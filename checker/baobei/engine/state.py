@@ -9,7 +9,10 @@ holds None and keeps its number. A state serializes to JSON and back (`to_json`,
 from __future__ import annotations
 
 import random
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from ..language.ruleset import Ruleset
@@ -32,6 +35,21 @@ class HandLoc:
     """A player's hand: the cards drawn and not yet placed, seen by that player only."""
 
     player: int
+
+
+_HANDS: dict[int, HandLoc] = {}
+_SEATS: dict[tuple[int, int, int], tuple[Player, ...]] = {}  # the seats_from orders met so far
+
+
+def hand_of(player: Player) -> HandLoc:
+    """A player's hand as a place: one value per player, made once (hands are named on every draw)."""
+    try:
+        hand = _HANDS.get(player)
+    except TypeError:  # not a player at all: a value of its own, as HandLoc gives it
+        return HandLoc(player)
+    if hand is None:
+        hand = _HANDS[player] = HandLoc(player)
+    return hand
 
 
 class CardFacts:
@@ -163,7 +181,7 @@ class State:
         rng = self._rng
         if rng is None:
             saved = self._rng_state
-            assert saved is not None  # a state holds its generator or the generator's saved state
+            assert saved is not None, "a snapshot has no random generator: play on a copy"
             rng = self._rng = random.Random.__new__(random.Random)
             rng.setstate(saved)
             self._rng_state = None
@@ -177,7 +195,7 @@ class State:
         """The generator's state, as `random.Random.getstate` gives it (a tuple, never changed in place)."""
         if self._rng is not None:
             return self._rng.getstate()  # a generator in use is read each time: it may have moved on
-        assert self._rng_state is not None
+        assert self._rng_state is not None, "a snapshot has no random generator: play on a copy"
         return self._rng_state
 
     @property
@@ -186,6 +204,13 @@ class State:
         return self.windows[-1] if self.windows else None
 
     def copy(self) -> State:
+        new = self.snapshot()
+        new._rng, new._rng_state = None, self.rng_state()
+        return new
+
+    def snapshot(self) -> State:
+        """A copy to read, not to play on: without the random generator, whose state is most of the cost of
+        a copy (the state before a move, say, for the invariants that compare it with the state after)."""
         new = State.__new__(State)
         new.names = self.names
         new.facts = self.facts
@@ -202,7 +227,7 @@ class State:
         new.waiting = list(self.waiting)  # entries are never changed in place
         new.known = list(self.known)
         new.marks = list(self.marks)
-        new._rng, new._rng_state = None, self.rng_state()
+        new._rng = new._rng_state = None
         new.box = list(self.box)
         new.in_round = self.in_round
         new.seats = list(self.seats)
@@ -216,7 +241,10 @@ class State:
         return row[number - 1] if 0 < number <= len(row) else None
 
     def cards_of(self, player: Player) -> list[Card]:
-        return [c for c in self.tableaux[player] if c is not None]
+        row = self.tableaux[player]
+        if None in row:
+            return [c for c in row if c is not None]
+        return row[:]  # type: ignore[return-value]  # no free slot: a copy is quicker than a filter (no cast call)
 
     def occupied_slots(self, player: Player) -> list[Slot]:
         return [(player, i + 1) for i, c in enumerate(self.tableaux[player]) if c is not None]
@@ -230,13 +258,14 @@ class State:
         if preferred is not None and preferred[0] == player and 0 < preferred[1] <= len(row) \
                 and row[preferred[1] - 1] is None:
             return preferred
-        for i, c in enumerate(row):
-            if c is None:
-                return (player, i + 1)
+        if None in row:
+            return (player, row.index(None) + 1)
         return (player, len(row) + 1)
 
     def pile_cards(self, place: Any) -> list[Card] | None:
         """The cards of a pile or a hand (bottom first); None for anything that is not such a place."""
+        if place.__class__ is list:
+            return None  # the most frequent question, from a list of values
         if isinstance(place, PileLoc):
             return self.piles[place.index]
         if isinstance(place, HandLoc):
@@ -244,7 +273,7 @@ class State:
         return None
 
     def hand_place(self, player: Player) -> HandLoc:
-        return HandLoc(player)
+        return hand_of(player)
 
     def hand_cards(self, player: Player) -> list[Card]:
         return list(self.hands[player])
@@ -254,8 +283,13 @@ class State:
 
     def seats_from(self, player: Player) -> list[Player]:
         """The seats of this round in seating order, starting at p (or at the next seat of the round after p)."""
-        n = len(self.names)
-        return [q for q in ((player + i) % n for i in range(n)) if self.in_round >> q & 1]
+        n, in_round = len(self.names), self.in_round
+        start = player % n  # (player + i) % n for i = 0, 1, ... counts start, start + 1, ..., n - 1, 0, ...
+        key = (n, in_round, start)
+        seats = _SEATS.get(key)
+        if seats is None:  # a few dozen orders at most: each is worked out once
+            seats = _SEATS[key] = tuple(q for q in chain(range(start, n), range(start)) if in_round >> q & 1)
+        return list(seats)
 
     def deck(self) -> list[Card]:
         return list(range(len(self.known)))
@@ -270,29 +304,41 @@ class State:
         return bool(self.protected >> player & 1)
 
     def window_value(self, attr: str) -> Any:
-        w = self.windows[-1] if self.windows else None
-        if w is None:
+        windows = self.windows
+        if not windows:
             return False if attr == "used" else [] if attr == "players" else None
-        if attr == "players":
-            return [p for p in range(len(self.names)) if w.players >> p & 1]
+        w = windows[-1]
+        if attr == "ref":  # read by every pluck's guards: asked first, without getattr
+            return w.ref
         if attr == "used":
             return w.attempts <= 0
+        if attr == "players":
+            return [p for p in range(len(self.names)) if w.players >> p & 1]
         return getattr(w, attr)
 
     def count_places(self, card: Card) -> int:
         """How many places hold the card: 1 whenever the rules kept every card in exactly one place."""
-        return sum(row.count(card) for row in self.tableaux) + sum(h.count(card) for h in self.hands) \
-            + sum(p.count(card) for p in self.piles) + self.box.count(card)
+        return sum(items.count(card) for items in self._places())
+
+    def place_counts(self) -> Counter[Card | None]:
+        """`count_places` of every card at once, counted in one pass (a card in no place is missing)."""
+        return Counter(chain.from_iterable(self._places()))
+
+    def _places(self) -> Iterator[list[Card] | list[Card | None]]:
+        """Every place that holds cards: the slots of each tableau, the hands, the piles and the box."""
+        yield from self.tableaux
+        yield from self.hands
+        yield from self.piles
+        yield self.box
 
     def locate(self, card: Card) -> object:
         """Where a card is: a slot, a hand, a pile, or None for the box (for reports, not for play)."""
         for p, row in enumerate(self.tableaux):
-            for i, c in enumerate(row):
-                if c == card:
-                    return (p, i + 1)
+            if card in row:
+                return (p, row.index(card) + 1)
         for p, hand in enumerate(self.hands):
             if card in hand:
-                return HandLoc(p)
+                return hand_of(p)
         for i, pile in enumerate(self.piles):
             if card in pile:
                 return i

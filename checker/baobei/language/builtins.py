@@ -18,7 +18,7 @@ can test a missing card and an impossible part of an effect is left out.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -48,6 +48,7 @@ class Table(Protocol):
     def seated(self) -> list[int]: ...
     def deck(self) -> list[int]: ...
     def count_places(self, card: int) -> int: ...
+    def place_counts(self) -> Mapping[int, int]: ...
     def card_fact(self, card: int, fact: str) -> Any: ...
     def is_marked(self, card: int, mark: str) -> bool: ...
     def is_protected(self, player: int) -> bool: ...
@@ -107,6 +108,9 @@ class Builtin:
     total: bool = False  # `run` itself handles none arguments
     attribute: str = ""  # a state name that is an attribute of the Table: the engine may read it directly
     fact: str = ""  # a fact of the deck by card (`card_fact(card, fact)`): the engine may index it directly
+    # A Table method giving the value for every argument at once, as a mapping (an argument it lacks has
+    # the none value): where one evaluation asks for many arguments, the engine may ask the table once.
+    tally: str = ""
 
     @property
     def arity(self) -> int:
@@ -184,7 +188,7 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in (
             "Whether a protection of the rules holds the player's tableau now: nobody else may change it.",
             lambda t, p: t.is_protected(p), lambda m, pos, p: m.protected(p, pos), False),
     Builtin("places", ("card",), "int", "In how many places the card lies (1 whenever no rule lost or copied it).",
-            lambda t, c: t.count_places(c), lambda m, pos, c: m.places(c, pos), 0),
+            lambda t, c: t.count_places(c), lambda m, pos, c: m.places(c, pos), 0, tally="place_counts"),
     # ---- numbers
     Builtin("max", ("int", "int"), "int", "The larger of two numbers.",
             lambda t, a, b: max(a, b), lambda m, pos, a, b: m.minmax(a, b, False, pos)),

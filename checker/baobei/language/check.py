@@ -17,7 +17,18 @@ from typing import assert_never
 from . import syntax as s
 from .builtins import BUILTINS, ENGINE_NAMES, STATE_NAMES, TRANSITION_NAMES
 from .errors import RulesError
-from .kinds import PARAM_KINDS, KindOf, Kinds, bound, compatible, declared_kind, element, formal_kinds
+from .kinds import (
+    PARAM_KINDS,
+    KindOf,
+    Kinds,
+    bound,
+    compatible,
+    declared_kind,
+    element,
+    formal_kinds,
+    move_kinds,
+    shared_kinds,
+)
 from .ruleset import ALL_CARDS, Ruleset
 from .text import plural
 from .walk import OLD_NAME, ExprVisitor, called, free_names, runs, stmt_parts
@@ -38,6 +49,10 @@ def check_ruleset(rules: Ruleset) -> None:
     for prog in rules.progress.values():
         if prog.when is not None:
             checker.condition(prog.when, {}, f"the condition of progress {prog.ident!r}")
+    for stat in rules.statistics.values():
+        checker.statistic(stat)
+    for policy in rules.policies.values():
+        checker.policy(policy)
     checker.declarations()
     check_define_cycles(rules)
     check_routine_cycles(rules)
@@ -69,6 +84,45 @@ class Checker(ExprVisitor[None, Kinds]):
         got = self.kinds.visit(node, env)
         if got not in (None, "", "bool"):
             raise RulesError(node.pos, f"{what} must be true or false; this is a {got}")
+
+    def statistic(self, stat: s.StatisticDecl) -> None:
+        """A statistic reads the states before (`old`) and after a move, the mover, the ability's card and
+        the arguments of the move it counts."""
+        what = f"statistic {stat.ident!r}"
+        for name in stat.on:
+            self.move_params(name, stat.pos, what)
+        env = {**ENGINE_NAMES, **shared_kinds([self.rules.moves[name] for name in stat.on])}
+        self.in_invariant = True
+        try:
+            if stat.when is not None:
+                self.condition(stat.when, env, f"the when of {what}")
+            for part in [d.expr for d in stat.by] + ([stat.outcome] if stat.outcome is not None else []):
+                self.visit(part, env)
+        finally:
+            self.in_invariant = False
+
+    def policy(self, policy: s.PolicyDecl) -> None:
+        """A `prefer` rule reads the arguments of its move; an `avoid` rule excludes whole kinds of move,
+        so it reads no argument."""
+        for rule in policy.rules:
+            what = f"a rule of policy {policy.ident!r}"
+            env = {"actor": ENGINE_NAMES["actor"]}
+            for name in rule.moves:
+                params = self.move_params(name, rule.pos, what)
+                if rule.prefer:
+                    env = {**ENGINE_NAMES, **params}
+            if rule.when is not None:
+                self.condition(rule.when, env, f"the when of {what}")
+            if rule.best is not None:
+                self.visit(rule.best, env)
+                self.number(rule.best, env)
+
+    def move_params(self, name: str, pos: s.Pos, what: str) -> Kinds:
+        """The kinds of a named move's arguments; a name that is no move of the rules is an error."""
+        move = self.rules.moves.get(name)
+        if move is None:
+            raise RulesError(pos, f"{what} names the move {name!r}, which these rules do not declare")
+        return move_kinds(move)
 
     def transition(self, m: s.MoveDecl) -> None:
         for p in m.params:
@@ -336,7 +390,7 @@ class Checker(ExprVisitor[None, Kinds]):
     def old(self, node: s.Old, env: Kinds) -> None:
         if not self.in_invariant:
             raise RulesError(node.pos, "old(...) reads the state before a move: it may stand only in an "
-                             "invariant's when or holds")
+                             "invariant's when or holds, or in a statistic")
         if self.in_old:
             raise RulesError(node.pos, "old(...) inside old(...): the inner one would read the same state")
         self.in_old = True

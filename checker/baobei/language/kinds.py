@@ -115,3 +115,18 @@ def bound(kinds: KindOf, node: s.Binder, env: Kinds) -> Kinds:
 def kind_of(rules: Ruleset, node: s.Expr, known: Kinds) -> str | None:
     """The kind of `node`'s value; `known` gives the kinds of local names."""
     return KindOf(rules).visit(node, known)
+
+
+def move_kinds(move: s.MoveDecl) -> Kinds:
+    """The kinds of the names a move binds for its guards and body: a step's values, then its arguments."""
+    return {**formal_kinds(move.formals), **{p.name: PARAM_KINDS[p.kind] for p in move.params if p.kind in PARAM_KINDS}}
+
+
+def shared_kinds(moves: list[s.MoveDecl]) -> Kinds:
+    """The names every one of these moves binds, with one kind in all (a statistic counting several moves
+    reads only those)."""
+    shared: Kinds | None = None
+    for move in moves:
+        kinds = move_kinds(move)
+        shared = kinds if shared is None else {k: v for k, v in shared.items() if kinds.get(k) == v}
+    return shared or {}

@@ -378,6 +378,47 @@ class RulesBuilder(SourceBuilder):
                       when: s.Expr | None) -> s.ProgressDecl:
         return s.ProgressDecl(self._p(meta), str(ident), unquote(text), cite, when)
 
+    # --- simulation
+    def statistic_decl(self, meta: Any, ident: Token, text: Token, cite: s.Citation,
+                       *clauses: tuple[str, Any, s.Pos]) -> s.StatisticDecl:
+        single: dict[str, Any] = {}
+        by: list[s.Dimension] = []
+        for tag, value, pos in clauses:
+            if tag == "by":
+                if any(d.name == value.name for d in by):
+                    raise self.error(pos, f"statistic {str(ident)!r} has two dimensions named {value.name!r}")
+                by.append(value)
+            elif tag in single:
+                raise self.error(pos, f"statistic {str(ident)!r} has two `{tag}` clauses")
+            else:
+                single[tag] = value
+        return s.StatisticDecl(self._p(meta), str(ident), unquote(text), cite, single.get("on", ()),
+                               single.get("when"), tuple(by), single.get("outcome"))
+
+    def stat_on(self, meta: Any, *names: Token) -> tuple[str, Any, s.Pos]:
+        return ("on", tuple(str(n) for n in names), self._p(meta))
+
+    def stat_when(self, meta: Any, expr: s.Expr) -> tuple[str, Any, s.Pos]:
+        return ("when", expr, self._p(meta))
+
+    def stat_by(self, meta: Any, name: Token, expr: s.Expr) -> tuple[str, Any, s.Pos]:
+        return ("by", s.Dimension(str(name), expr), self._p(meta))
+
+    def stat_outcome(self, meta: Any, expr: s.Expr) -> tuple[str, Any, s.Pos]:
+        return ("outcome", expr, self._p(meta))
+
+    def policy_decl(self, meta: Any, ident: Token, text: Token, cite: s.Citation,
+                    *rules: s.PolicyRule) -> s.PolicyDecl:
+        return s.PolicyDecl(self._p(meta), str(ident), unquote(text), cite, rules)
+
+    def prefer_rule(self, meta: Any, move: Token, when: s.Expr | None, best: s.Expr | None,
+                    cite: s.Citation | None) -> s.PolicyRule:
+        return s.PolicyRule(self._p(meta), True, (str(move),), when, best, cite)
+
+    def avoid_rule(self, meta: Any, *parts: Any) -> s.PolicyRule:
+        *moves, when, cite = parts
+        return s.PolicyRule(self._p(meta), False, tuple(str(m) for m in moves), when, None, cite)
+
     # --- statements
     def block(self, meta: Any, *stmts: s.Stmt) -> tuple[s.Stmt, ...]:
         return stmts

@@ -72,6 +72,9 @@ class Ruleset:
     simultaneous: s.SimultaneousDecl | None = None
     marks: dict[str, s.MarkDecl] = field(default_factory=dict)
     protects: dict[str, s.ProtectDecl] = field(default_factory=dict)
+    # What `baobei simulate` counts and how its simulated players choose: not rules of the game.
+    statistics: dict[str, s.StatisticDecl] = field(default_factory=dict)
+    policies: dict[str, s.PolicyDecl] = field(default_factory=dict)
     files: list[s.RulesFile] = field(default_factory=list)
     # The kinds of each `say` statement's arguments, by the statement's position: the engine shows a
     # player by name and a card by its label, which an integer value alone cannot tell.
@@ -243,6 +246,12 @@ def _add_fact(rules: Ruleset, decl: s.Decl) -> None:
         case s.ProtectDecl():
             _unique(rules.protects, decl.name, decl, "protection")  # type: ignore[arg-type]
             rules.protects[decl.name] = decl
+        case s.StatisticDecl():
+            _unique(rules.statistics, decl.ident, decl, "statistic")  # type: ignore[arg-type]
+            rules.statistics[decl.ident] = decl
+        case s.PolicyDecl():
+            _unique(rules.policies, decl.ident, decl, "policy")  # type: ignore[arg-type]
+            rules.policies[decl.ident] = decl
         case s.PlayersDecl() | s.DeckDecl() | s.TableDecl() | s.AssumptionDecl() | s.VarDecl() | s.DefineDecl() \
                 | s.MoveDecl() | s.RoutineDecl() | s.InvariantDecl() | s.ProgressDecl():
             raise AssertionError("filed by _add")

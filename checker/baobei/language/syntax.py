@@ -584,9 +584,58 @@ class ProtectDecl:
     when: Expr
 
 
+@dataclass(frozen=True)
+class Dimension:
+    """One `by NAME = EXPR` of a statistic: what its counts are grouped by."""
+
+    name: str
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class StatisticDecl:
+    """A figure `baobei simulate` counts. After every move (of the moves `on` names, when given) in which
+    `when` holds, one count under the values of the dimensions, with the value of `outcome`. The
+    expressions see the states before (`old(...)`) and after the move, `actor`, `source` and the
+    arguments that every `on` move has (with one kind)."""
+
+    pos: Pos = field(compare=False)
+    ident: str
+    text: str
+    cite: Citation
+    on: tuple[str, ...]
+    when: Expr | None
+    by: tuple[Dimension, ...]
+    outcome: Expr | None
+
+
+@dataclass(frozen=True)
+class PolicyRule:
+    """`prefer MOVE [when EXPR] [best EXPR]` or `avoid MOVE, ... [when EXPR]`, optionally citing the rulebook."""
+
+    pos: Pos = field(compare=False)
+    prefer: bool
+    moves: tuple[str, ...]  # a prefer rule names one move
+    when: Expr | None
+    best: Expr | None
+    cite: Citation | None
+
+
+@dataclass(frozen=True)
+class PolicyDecl:
+    """How a simulated player chooses its moves from what it knows (its view of the table)."""
+
+    pos: Pos = field(compare=False)
+    ident: str
+    text: str
+    cite: Citation
+    rules: tuple[PolicyRule, ...]
+
+
 Decl: TypeAlias = (PlayersDecl | DeckDecl | TableDecl | AssumptionDecl | VarDecl | DefineDecl | MoveDecl
                    | RoutineDecl | InvariantDecl | ProgressDecl | WaitingDecl | NoChoiceDecl | ImplicitDecl | PileDecl
-                   | HandDecl | PhasesDecl | WindowDecl | HaltDecl | SimultaneousDecl | MarkDecl | ProtectDecl)
+                   | HandDecl | PhasesDecl | WindowDecl | HaltDecl | SimultaneousDecl | MarkDecl | ProtectDecl
+                   | StatisticDecl | PolicyDecl)
 
 
 @dataclass(frozen=True)

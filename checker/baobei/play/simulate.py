@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..engine.engine import Engine
+from ..engine.engine import Engine, invariant_message, progress_message
 from ..engine.move import Move
 from ..engine.runtime import Event
 from ..engine.state import State
@@ -44,21 +44,70 @@ class PlayStats:
         return self.moves / self.seconds if self.seconds else 0.0
 
     @property
+    def microseconds_per_move(self) -> float:
+        return self.seconds / self.moves * 1e6 if self.moves else 0.0
+
+    @property
     def rounds_per_second(self) -> float:
         return self.rounds / self.seconds if self.seconds else 0.0
 
 
-def play_match(eng: Engine, st: State, rng: random.Random, cap: int, stats: PlayStats, rounds: int) -> None:
-    """Random legal moves until the match ends, `rounds` rounds are done, or a round hits `cap` moves."""
+class Violation(EngineError):
+    """Random play reached a state or a move that breaks what the rules promise (an invariant, progress)."""
+
+
+class Judge:
+    """Judges what the rules promise during random play, as a scenario replay does: every state invariant
+    after every move (and after the deal), every transition invariant over each move, and progress when
+    nobody can act (while somebody can, nobody is stuck)."""
+
+    def __init__(self, eng: Engine) -> None:
+        self.eng = eng
+        self.transitions = bool(eng.transition_fns)
+
+    def before(self, st: State) -> State | None:
+        """What a transition invariant compares the state after the move with (None when there are none)."""
+        return st.snapshot() if self.transitions else None
+
+    def state(self, st: State, what: Callable[[], str]) -> None:
+        inv = self.eng.broken_invariant(st)
+        if inv is not None:
+            raise Violation(f"{invariant_message(inv)} ({what()}, round {st.round})")
+
+    def move(self, before: State | None, move: Move, st: State) -> None:
+        def what() -> str:  # words for a failure only: the move as it read before it was made
+            return f"after {self.eng.describe(st if before is None else before, move)}"
+
+        self.state(st, what)
+        if before is not None:
+            broken = self.eng.transition_failure(before, st, move.player)
+            if broken is not None:
+                raise Violation(f"{broken} ({what()}, round {st.round})")
+
+    def stuck(self, st: State) -> None:
+        decl = self.eng.deadlock(st)
+        if decl is not None:
+            raise Violation(f"{progress_message(decl)} (round {st.round}, phase {st.phase})")
+
+
+def play_match(eng: Engine, st: State, rng: random.Random, cap: int, stats: PlayStats, rounds: int,
+               judge: Judge | None = None) -> None:
+    """Random legal moves until the match ends, `rounds` rounds are done, or a round hits `cap` moves;
+    with a `judge`, every move is judged by what the rules promise."""
     current, in_round = st.round, 0
     while stats.rounds + stats.capped < rounds:
         move = eng.random_move(st, rng)
         if move is None:  # nobody may act: the match is over (a halt says so), else the rules stalled
+            if judge is not None:
+                judge.stuck(st)
             stalled(eng, st)
             stats.rounds += 1
             stats.matches += 1
             return
+        before = judge.before(st) if judge is not None else None
         eng.push_generated(st, move)  # generated legal just now: checked once, not twice
+        if judge is not None:
+            judge.move(before, move, st)
         stats.moves += 1
         in_round += 1
         if st.round != current:
@@ -154,16 +203,20 @@ def stalled(eng: Engine, st: State) -> None:
                       f"phase {st.phase}):\n{table}")
 
 
-def bench(eng: Engine, players: int, rounds: int, seed: int, cap: int = 5000) -> PlayStats:
+def bench(eng: Engine, players: int, rounds: int, seed: int, cap: int = 5000, invariants: bool = False) -> PlayStats:
+    """Seeded random play, timed; with `invariants`, judged after every move as well (the same moves)."""
     names = [f"p{i + 1}" for i in range(players)]
     rng = random.Random(seed)
     stats = PlayStats()
+    judge = Judge(eng) if invariants else None
     start = time.perf_counter()
     game = 0
     while stats.rounds + stats.capped < rounds:
         st, _ = eng.new_match(names, seed + game, log=False)
         game += 1
-        play_match(eng, st, rng, cap, stats, rounds)
+        if judge is not None:
+            judge.state(st, lambda: "after the deal")
+        play_match(eng, st, rng, cap, stats, rounds, judge)
     stats.seconds = time.perf_counter() - start
     return stats
 

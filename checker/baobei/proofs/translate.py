@@ -10,8 +10,8 @@ makes a proof `unknown`, never `proved`.
 
 Values mirror the engine's Python values: `none` is a sentinel (-1) for players
 and cards and a separate flag for numbers, booleans and strings, so that
-comparisons and equalities behave as the compiled closures of engine/compiler.py
-do. Where the engine would stop (a zero divisor, a table without the row), the
+comparisons and equalities behave as the engine's generated code (engine/codegen.py)
+does. Where the engine would stop (a zero divisor, a table without the row), the
 translator records an `Obligation`, guarded by the condition under which the
 engine evaluates that sub-expression at all (`and`, `or`, `if`, `all`, `any` and
 `first` do not evaluate every operand).

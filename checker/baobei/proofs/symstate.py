@@ -136,6 +136,10 @@ class Layout:
     def ability_code(self, name: str) -> int:
         return self.abilities.index(name) + 1
 
+    def over(self, st: Any) -> bool:
+        """Whether an engine state lies beyond the layout's bounds (more slots or waiting abilities)."""
+        return any(len(row) > self.slots for row in st.tableaux) or len(st.waiting) > self.queue
+
 
 def _strings(rules: Ruleset) -> set[str]:
     """Every string constant the rules can compare or store: literals, phases, kinds, marks, card facts."""

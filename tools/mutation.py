@@ -279,8 +279,7 @@ def _shared_digest() -> str:
     """What every test depends on: the package, the rules, the tests' shared helpers."""
     helpers = [f for f in sorted((ROOT / "tests").rglob("*")) if f.is_file() and not f.name.startswith("test_")
                and "__pycache__" not in f.parts]
-    return _digest([*sorted(PACKAGE.rglob("*.py")), *sorted((ROOT / "rules").glob("*.bao")), *helpers,
-                    ROOT / "pyproject.toml"])
+    return _digest([*sorted(PACKAGE.rglob("*.py")), *sorted((ROOT / "rules").glob("*.bao")), *helpers])
 
 
 class CollectPlugin:

@@ -7,7 +7,8 @@ Each mutant changes one spot of one module: a comparison flipped (`<` to `<=`, `
 `not in`, ...), `and`/`or` swapped, a condition negated (`if`, `while`, `x if c else y`, a comprehension's
 `if`), an integer +1 or -1, a boolean flipped, a returned value dropped (`return None`), a statement
 replaced by `pass`. Not mutated: docstrings, imports, `def`/`class` statements themselves (their bodies
-are), annotations, `__slots__`, `if TYPE_CHECKING:` blocks and `assert_never(...)` (static checks only).
+are), annotations and annotation-only declarations, `__slots__`, `if TYPE_CHECKING:` blocks and
+`assert_never(...)` (static checks only).
 
 Steps:
 1. Coverage per test, collected once (coverage.py, one dynamic context per pytest item; the scenarios are
@@ -242,6 +243,8 @@ def module_mutants(module: str) -> list[Mutant]:
     tree = ast.parse(source)
     out = []
     for i, site in enumerate(find_sites(tree)):
+        if site.operator == "pass" and isinstance(site.node, ast.AnnAssign) and site.node.value is None:
+            continue  # a declaration only (a protocol's or a class's attribute): no behaviour to remove
         before, after = _texts(source, tree, site)
         node = site.node
         line = getattr(node, "lineno", 0)

@@ -511,3 +511,12 @@ def test_only_a_seat_of_the_match_deals(default_engine: Engine) -> None:
         assert not default_engine.generates(st, move)
         rejection = default_engine.check(st, move)
         assert rejection is not None and rejection.reason == "no such player"
+
+
+def test_a_definition_with_arguments_is_called_not_named(default_engine: Engine) -> None:
+    from baobei.language.errors import ScenarioError
+
+    st = table(default_engine)
+    with pytest.raises(ScenarioError, match="'round_value' takes 1 argument"):
+        compile_probe(default_engine, st, "round_value + 1", HERE)
+    assert evaluate(default_engine, st, "initial_peek + 1") == 3  # one without arguments is named

@@ -13,11 +13,13 @@ are), annotations and annotation-only declarations, `__slots__`, `if TYPE_CHECKI
 Steps:
 1. Coverage per test, collected once (coverage.py, one dynamic context per pytest item; the scenarios are
    pytest items too) and cached in .mutation/ until a module or a test changes.
-2. Each mutant runs in a forked child process: the mutated module is compiled from the mutated syntax
-   tree (line numbers kept) and imported instead of the file, and pytest runs only the tests that
-   execute the mutated lines (a mutant outside any function body: every test that runs the module),
-   fastest first, stopping at the first failure. A test that runs past its time limit (10 times its
-   time in step 1, at least 20 s) ends the child: the mutant is killed by timeout.
+2. Each mutant runs in a forked child process: the mutated function gets the mutated code in place, or
+   (for code that runs at import) the package and the tests are imported anew with the mutated module
+   compiled from its tree (line numbers kept). Only the tests that execute the mutated lines run (code
+   outside any function body: every test that runs the module), those that killed other mutants of the
+   module first, then the fastest, stopping at the first failure; the child replays the chosen
+   scenarios directly, then runs the other chosen tests with pytest. A test that runs past its time
+   limit (10 times its time in step 1, at least 20 s) ends the child: the mutant is killed by timeout.
 3. The report: the score per module and in total, printed, and in .mutation/report.json with every
    mutant; the survivors in .mutation/survivors.txt. `--classified FILE` names the survivors that
    FILE (tools/mutation_survivors.md) does not classify.
@@ -631,8 +633,7 @@ def run_mutants(mutants: list[Mutant], cov: Coverage, workers: int, only: str, f
             while queue and len(running) < workers:
                 mutant, tests = queue.pop()
                 seen = kills.get(mutant.module, {})
-                ordered = sorted(tests, key=lambda t: (not t.startswith("scenarios/"), -seen.get(t, 0),
-                                                       cov.durations.get(t, 0.0)))
+                ordered = sorted(tests, key=lambda t: (-seen.get(t, 0), cov.durations.get(t, 0.0)))
                 chosen = _within(ordered, cov, budget)
                 limits = {t: max(TIMEOUT_MIN, TIMEOUT_FACTOR * cov.durations.get(t, 1.0)) for t in chosen}
                 tag = f"{mutant.module.replace('/', '_')}-{mutant.site}"
@@ -739,7 +740,7 @@ def classified_keys(path: Path) -> set[str]:
     """The survivors a classification file names: table rows `| module:line | operator | `before -> after` |`."""
     keys = set()
     for line in path.read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
         if len(cells) >= 3 and re.fullmatch(r"[a-z_/]+\.py:\d+", cells[0]):
             keys.add(f"{cells[0]} {cells[1]}: {cells[2].strip('`')}")
     return keys
@@ -795,8 +796,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     kept: dict[str, Outcome] = {}
     if opts.resume:
         kept = read_journal(journal)
-        if opts.rerun_survivors:
-            kept = {k: o for k, o in kept.items() if o.status not in ("survived", "uncovered")}
+        if opts.rerun_survivors:  # the survivors among the mutants of this run (--modules, --mutants) run again
+            chosen = {_journal_key(m) for m in mutants}
+            kept = {k: o for k, o in kept.items() if k not in chosen or o.status not in ("survived", "uncovered")}
     else:
         journal.unlink(missing_ok=True)
     todo = [m for m in mutants if _journal_key(m) not in kept]

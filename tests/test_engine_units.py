@@ -520,3 +520,13 @@ def test_a_definition_with_arguments_is_called_not_named(default_engine: Engine)
     with pytest.raises(ScenarioError, match="'round_value' takes 1 argument"):
         compile_probe(default_engine, st, "round_value + 1", HERE)
     assert evaluate(default_engine, st, "initial_peek + 1") == 3  # one without arguments is named
+
+
+def test_a_move_is_a_value(default_engine: Engine) -> None:
+    import dataclasses
+
+    move = Move(0, "keep", (("slot", (0, 1)),))
+    assert move == Move(0, "keep", (("slot", (0, 1)),)) and len({move, Move(0, "keep", (("slot", (0, 1)),))}) == 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        move.name = "take"  # type: ignore[misc]
+    assert move.arg("slot") == (0, 1) and move.arg("gift") is None and Move(1, "draw").args == ()

@@ -40,11 +40,14 @@ def test_values_as_text(default_engine: Engine, st: State) -> None:
     assert value_text(st, "bool", True) == "true" and value_text(st, "bool", False) == "false"
     assert value_text(st, "slot", (1, 2)) == "bob.2"
     assert value_text(st, "own_slot", (0, 1)) == "alice.1" and value_text(st, "free_slot", (1, 5)) == "bob.5"
-    assert value_text(st, "player", 1) == "bob"
+    assert value_text(st, "player", 1) == "bob" and value_text(st, "player", 0) == "alice"
     assert value_text(st, "player", 2) == "2"  # no such seat: the number
+    assert value_text(st, "player", -1) == "-1"
     assert value_text(st, "held_card", spatz) == "Spatz#2"
     assert value_text(st, "", 7) == "7"
     assert value_text(st, "slot", (5, 1)) == "(5, 1)"  # no such seat: no crash, the value itself
+    assert value_text(st, "slot", (-1, 1)) == "(-1, 1)" and value_text(st, "slot", (2, 1)) == "(2, 1)"
+    assert value_text(st, "slot", (1, 2, 3)) == "(1, 2, 3)" and value_text(st, "slot", ("bob", 1)) == "('bob', 1)"
 
 
 def test_every_kind_of_argument_reads_back(default_engine: Engine, st: State) -> None:
@@ -73,6 +76,8 @@ def test_a_move_the_rules_do_not_know_is_written_as_given(default_engine: Engine
     assert move_text(moves, st, Move(1, "fly", (("to", (0, 1)), ("high", True), ("far", None)))) == \
         "bob fly to=(0, 1) high=true"
     assert move_text(moves, st, Move(4, "draw")) == "player5 draw"
+    assert move_text(moves, st, Move(-1, "draw")) == "player0 draw"
+    assert move_text(moves, st, Move(0, "draw")) == "alice draw"
     assert move_text(moves, st, Move(0, "draw", (("extra", 3),))) == "alice draw extra=3"
 
 

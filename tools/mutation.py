@@ -17,9 +17,10 @@ Steps:
    (for code that runs at import) the package and the tests are imported anew with the mutated module
    compiled from its tree (line numbers kept). Only the tests that execute the mutated lines run (code
    outside any function body: every test that runs the module), those that killed other mutants of the
-   module first, then the fastest, stopping at the first failure; the child replays the chosen
-   scenarios directly, then runs the other chosen tests with pytest. A test that runs past its time
-   limit (10 times its time in step 1, at least 20 s) ends the child: the mutant is killed by timeout.
+   module first, then those that run the most lines of the module per second, stopping at the first
+   failure; the child replays the chosen scenarios directly, then runs the other chosen tests with
+   pytest. A test that runs past its time limit (10 times its time in step 1, at least 20 s) ends the
+   child: the mutant is killed by timeout.
 3. The report: the score per module and in total, printed, and in .mutation/report.json with every
    mutant; the survivors in .mutation/survivors.txt. `--classified FILE` names the survivors that
    FILE (tools/mutation_survivors.md) does not classify.
@@ -586,7 +587,7 @@ def _child(mutant: Mutant | None, patch: bool, ours: set[str], tests: list[str],
 
 @dataclasses.dataclass
 class Outcome:
-    status: str  # killed, timeout, survived, uncovered, error
+    status: str  # killed, timeout, survived, uncovered, error (counted as killed), not run
     test: str = ""  # the test that killed it
     tests: int = 0  # how many tests were selected
     seconds: float = 0.0
@@ -633,7 +634,9 @@ def run_mutants(mutants: list[Mutant], cov: Coverage, workers: int, only: str, f
             while queue and len(running) < workers:
                 mutant, tests = queue.pop()
                 seen = kills.get(mutant.module, {})
-                ordered = sorted(tests, key=lambda t: (-seen.get(t, 0), cov.durations.get(t, 0.0)))
+                # Then the tests that run the most of the module per second: the likeliest to notice a change.
+                ordered = sorted(tests, key=lambda t: (-seen.get(t, 0), -len(cov.lines[t].get(mutant.module, ()))
+                                                       / (cov.durations.get(t, 0.0) + 0.1)))
                 chosen = _within(ordered, cov, budget)
                 limits = {t: max(TIMEOUT_MIN, TIMEOUT_FACTOR * cov.durations.get(t, 1.0)) for t in chosen}
                 tag = f"{mutant.module.replace('/', '_')}-{mutant.site}"
@@ -717,18 +720,16 @@ def score_lines(mutants: list[Mutant], outcomes: dict[str, Outcome]) -> list[str
     rows = []
     modules = sorted({m.module for m in mutants}, key=lambda m: (m.startswith("language"), m))
     width = max(len(m) for m in modules)
-    rows.append(f"{'module':<{width}}  mutants  killed  timeout  survived  uncovered   score")
-    totals = [0, 0, 0, 0, 0]
+    rows.append(f"{'module':<{width}}  mutants  killed  timeout  survived  uncovered  not run   score")
     for module in [*modules, "total"]:
         ms = mutants if module == "total" else [m for m in mutants if m.module == module]
         st = [outcomes[m.ident].status for m in ms]
         counts = [len(ms), st.count("killed") + st.count("error"), st.count("timeout"), st.count("survived"),
-                  st.count("uncovered")]
-        if module != "total":
-            totals = [a + b for a, b in zip(totals, counts, strict=True)]
-        score = 100.0 * (counts[1] + counts[2]) / counts[0] if counts[0] else 100.0
+                  st.count("uncovered"), st.count("not run")]
+        run = counts[0] - counts[5]
+        score = f"{100.0 * (counts[1] + counts[2]) / run:5.1f} %" if run else "      -"
         rows.append(f"{module:<{width}}  {counts[0]:7}  {counts[1]:6}  {counts[2]:7}  {counts[3]:8}  "
-                    f"{counts[4]:9}  {score:5.1f} %")
+                    f"{counts[4]:9}  {counts[5]:7}  {score}")
     return rows
 
 
@@ -770,6 +771,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="keep the outcomes the journal in --out holds for unchanged mutants; run the others")
     ap.add_argument("--rerun-survivors", action="store_true",
                     help="with --resume: run the survivors of the journal again (after adding tests)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="with --resume: only report the journal's outcomes (mutants it lacks are `not run`)")
     ap.add_argument("--budget", type=float, metavar="SECONDS",
                     help="run each mutant only against its first tests whose times in step 1 add up to SECONDS "
                     "(a survivor then is one within the budget; default: every selected test)")
@@ -790,7 +793,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(mutants)} mutants")
         return 0
     start = time.time()
-    cov = collect_coverage(opts.workers, opts.recollect)
+    cov = Coverage({}, {}) if opts.report_only else collect_coverage(opts.workers, opts.recollect)
     opts.out.mkdir(parents=True, exist_ok=True)
     journal = opts.out / "journal.jsonl"
     kept: dict[str, Outcome] = {}
@@ -801,10 +804,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             kept = {k: o for k, o in kept.items() if k not in chosen or o.status not in ("survived", "uncovered")}
     else:
         journal.unlink(missing_ok=True)
-    todo = [m for m in mutants if _journal_key(m) not in kept]
+    todo = [] if opts.report_only else [m for m in mutants if _journal_key(m) not in kept]
+    for m in mutants:
+        if opts.report_only and _journal_key(m) not in kept:
+            kept[_journal_key(m)] = Outcome("not run")
     if kept:
-        journal.write_text("".join(json.dumps({"key": k, **dataclasses.asdict(o)}) + "\n" for k, o in kept.items()),
-                           encoding="utf-8")
+        journal.write_text("".join(json.dumps({"key": k, **dataclasses.asdict(o)}) + "\n" for k, o in kept.items()
+                                   if o.status != "not run"), encoding="utf-8")
     print(f"step 2: {len(todo)} of {len(mutants)} mutants to run, {opts.workers} worker(s), tests: {opts.tests}",
           flush=True)
     ran = run_mutants(todo, cov, opts.workers, opts.tests, opts.fresh, opts.budget, journal)

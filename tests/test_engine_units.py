@@ -530,3 +530,27 @@ def test_a_move_is_a_value(default_engine: Engine) -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         move.name = "take"  # type: ignore[misc]
     assert move.arg("slot") == (0, 1) and move.arg("gift") is None and Move(1, "draw").args == ()
+
+
+SHADOWING_BLOCK = """
+var inner: player = none
+var outer: player = none
+move try_shadow "test: a block's let shadows an outer one" § 1.1 by true do {
+  let p = actor
+  if true {
+    let p = first q in players where q != actor
+    set inner = p
+  }
+  set outer = p
+}
+"""
+
+
+def test_a_block_that_shadows_a_name_runs_and_gives_the_outer_value_back(make_variant: MakeVariant) -> None:
+    rules = make_variant()
+    (rules / "95_shadow.bao").write_text(SHADOWING_BLOCK, encoding="utf-8")
+    eng = Engine(load_ruleset(rules))
+    st = table(eng)
+    eng.push(st, Move(1, "try_shadow"))
+    assert st.vars["inner"] == 0  # the block ran with its own p: the first player other than bob
+    assert st.vars["outer"] == 1  # and bob's p came back after it

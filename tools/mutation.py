@@ -83,6 +83,7 @@ class Mutant:
     in_function: bool  # inside a function or lambda body (else it runs at import)
     before: str
     after: str
+    scope: tuple[int, int] = (0, 0)  # the lines of the body of the outermost function around it
 
     @property
     def ident(self) -> str:
@@ -241,9 +242,23 @@ def _texts(source: str, tree: ast.Module, site: Site) -> tuple[str, str]:
     return _short(text), _short(ast.unparse(mutated))
 
 
+def _bodies(tree: ast.AST) -> list[tuple[int, int]]:
+    """The line spans of the bodies of the outermost functions and lambdas (their `def` lines run at import)."""
+    out: list[tuple[int, int]] = []
+    for child in ast.iter_child_nodes(tree):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            out.append((child.body[0].lineno, child.end_lineno or child.lineno))
+        elif isinstance(child, ast.Lambda):
+            out.append((child.body.lineno, child.body.end_lineno or child.body.lineno))
+        else:
+            out.extend(_bodies(child))
+    return out
+
+
 def module_mutants(module: str) -> list[Mutant]:
     source = (PACKAGE / module).read_text(encoding="utf-8")
     tree = ast.parse(source)
+    bodies = _bodies(tree)
     out = []
     for i, site in enumerate(find_sites(tree)):
         if site.operator == "pass" and isinstance(site.node, ast.AnnAssign) and site.node.value is None:
@@ -251,8 +266,9 @@ def module_mutants(module: str) -> list[Mutant]:
         before, after = _texts(source, tree, site)
         node = site.node
         line = getattr(node, "lineno", 0)
-        out.append(Mutant(module, i, site.operator, line, getattr(node, "end_lineno", None) or line,
-                          site.in_function, before, after))
+        end = getattr(node, "end_lineno", None) or line
+        scope = next(((a, b) for a, b in bodies if a <= line and end <= b), (line, end))
+        out.append(Mutant(module, i, site.operator, line, end, site.in_function, before, after, scope))
     return out
 
 
@@ -357,12 +373,16 @@ class Coverage:
     def tests_for(self, mutant: Mutant, only: str) -> list[str]:
         """The tests that execute the mutant's lines (any line of the module for code run at import)."""
         span = set(range(mutant.line, mutant.end_line + 1))
+        # A line that only runs at import (a closure made then) counts as code at import.
+        wide = not mutant.in_function or bool(span & self.lines.get("", {}).get(mutant.module, set())
+                                               and not any(span & m.get(mutant.module, set())
+                                                           for t, m in self.lines.items() if t))
         out = []
         for test, modules in self.lines.items():
             if not test or (only == "scenarios" and not test.startswith("scenarios/")):
                 continue
             lines = modules.get(mutant.module)
-            if lines and (not mutant.in_function or lines & span):
+            if lines and (wide or lines & span):
                 out.append(test)
         return sorted(out, key=lambda t: (self.durations.get(t, 0.0), t))
 
@@ -641,8 +661,10 @@ def run_mutants(mutants: list[Mutant], cov: Coverage, workers: int, only: str, f
                 limits = {t: max(TIMEOUT_MIN, TIMEOUT_FACTOR * cov.durations.get(t, 1.0)) for t in chosen}
                 tag = f"{mutant.module.replace('/', '_')}-{mutant.site}"
                 result, basetemp = tmp / f"{tag}.txt", tmp / f"basetemp-{tag}"
+                # In place only when no closure of its outermost function was made at import (those keep
+                # the old code); else the package is imported anew.
                 patch = not fresh and mutant.in_function and not at_import.get(mutant.module, set()) & set(
-                    range(mutant.line, mutant.end_line + 1))
+                    range(mutant.scope[0], mutant.scope[1] + 1))
                 pid = os.fork()
                 if pid == 0:
                     code = 3

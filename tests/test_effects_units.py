@@ -160,6 +160,10 @@ move nobody_starts "Test: start the turn of nobody" § 2.2 [P24]
   by true
   do { start turn of first p in players where false }
 
+move from_top "Test: the top discard onto a free slot" § 2.2 [P24]
+  by true
+  do { move top(discard_pile) to free_slot(actor, none) }
+
 move mark_it "Test: mark a card" § 2.2 [P24]
   by true
   with target: slot
@@ -255,3 +259,9 @@ def test_what_only_an_ability_or_a_player_can_do_is_an_error_elsewhere(tested: E
         tested.push(st, Move(0, "go_on"))
     with pytest.raises(EngineError, match="nobody_starts: no player to start the turn"):
         tested.push(st, Move(0, "nobody_starts"))
+
+
+def test_the_top_card_of_a_pile_moves_from_the_pile(tested: Engine) -> None:
+    st = table(tested, SMALL)
+    assert run(tested, st, "alice from_top") == ["Meise#1 moves from discard pile to alice.2"]
+    assert [st.facts.label(c) for c in st.piles[tested.pile_index["discard_pile"]]] == ["Specht#1"]

@@ -36,7 +36,7 @@ class NotationError(BaoError):
 def value_text(st: State, kind: str, value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if kind in ("slot", "own_slot", "free_slot") and isinstance(value, tuple):
+    if kind in ("slot", "own_slot", "free_slot") and isinstance(value, tuple) and _of_a_seat(st, value):
         return f"{st.names[value[0]]}.{value[1]}"
     if kind == "player" and isinstance(value, int) and 0 <= value < len(st.names):
         return st.names[value]
@@ -162,3 +162,8 @@ def parse_move_text(moves: dict[str, s.MoveDecl], st: State, text: str) -> Move:
         key, sep, raw = token.partition("=")
         args.append((key, literal_of(raw)) if sep else (None, literal_of(token)))
     return build_move(moves, st, tokens[0], tokens[1], args)
+
+
+def _of_a_seat(st: State, value: tuple[Any, ...]) -> bool:
+    """Whether a slot value names a seat of the match (a move given by its values may name anything)."""
+    return len(value) == 2 and isinstance(value[0], int) and 0 <= value[0] < len(st.names)

@@ -322,7 +322,7 @@ class Exec:
             key = ("pos", j)
             above = T.and_(src_ordered, T.eq(self.st.loc(j), src), T.gt(self.st[key], old_pos))
             self.put(key, _ite(above, T.add(self.st[key], -1), self.st[key]))
-        self._clear_slot_of(c)
+        self._clear_slot(src)
         size = T.add(self.st.size(code), T.ite(T.eq(src, code), T.num(-1), T.num(0)))
         for x in L.counted_codes():
             key = ("size", x)
@@ -341,11 +341,13 @@ class Exec:
         self.touched(code)
         self._mark_moved(cases)
 
-    def _clear_slot_of(self, c: Z) -> None:
+    def _clear_slot(self, src: Z) -> None:
+        """The slot the card leaves (if it leaves one) is free: decided by the card's place, so that a card
+        drawn from a pile frees no slot without asking whether it equals the cards on the slots."""
         for p in range(self.L.players):
             for k in range(1, self.L.slots + 1):
                 key = ("slot", p, k)
-                self.put(key, _ite(T.eq(self.st[key], c), T.num(NONE_ID), self.st[key]))
+                self.put(key, _ite(T.eq(src, self.L.slot_code(p, k)), T.num(NONE_ID), self.st[key]))
 
     def _fill_slot(self, player: Z, number: Z, c: Z) -> None:
         """Card c onto slot (player, number); a number one past the tableau makes a new slot."""
@@ -386,9 +388,9 @@ class Exec:
     def _exchange(self, a: Z, b: Z, la: Z, lb: Z) -> None:
         for p in range(self.L.players):
             for k in range(1, self.L.slots + 1):
-                key = ("slot", p, k)
+                key, code = ("slot", p, k), self.L.slot_code(p, k)
                 x = self.st[key]
-                self.put(key, T.ite(T.eq(x, a), b, T.ite(T.eq(x, b), a, x)))
+                self.put(key, T.ite(T.eq(la, code), b, T.ite(T.eq(lb, code), a, x)))
         for i in range(self.L.n):
             self.put(("loc", i), T.ite(T.eq(a, i), lb, T.ite(T.eq(b, i), la, self.st.loc(i))))
         self.touched(la)

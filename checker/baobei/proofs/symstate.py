@@ -100,14 +100,22 @@ class Layout:
         return 1 + index
 
     def hand_code(self, player: Z | int) -> Z:
-        return 1 + len(self.piles) + player
+        seat = player if isinstance(player, int) else T.value(player)
+        if seat is not None:
+            return 1 + len(self.piles) + seat
+        return T.add(1 + len(self.piles), player)
 
     @property
     def slot_base(self) -> int:
         return 1 + len(self.piles) + self.players
 
     def slot_code(self, player: Z | int, number: Z | int) -> Z:
-        return self.slot_base + player * self.slots + (number - 1)
+        seat = player if isinstance(player, int) else T.value(player)
+        k = number if isinstance(number, int) else T.value(number)
+        if seat is not None and k is not None:
+            return self.slot_base + seat * self.slots + k - 1
+        return T.add(T.add(self.slot_base - 1, player * self.slots if seat is None else seat * self.slots),
+                     number)
 
     @property
     def codes(self) -> int:
@@ -197,11 +205,10 @@ class SymState:
 
     def size(self, code: Z | int) -> Z:
         """How many cards the place with this code holds (a box, pile or hand; a slot holds at most one)."""
-        if isinstance(code, int):
-            return self.t[("size", code)]
-        fixed = T.value(code)
+        fixed = code if isinstance(code, int) else T.value(code)
         if fixed is not None:
-            return self.t[("size", fixed)]
+            # A slot is no counted place: its card has no position (0).
+            return self.t[("size", fixed)] if fixed < self.layout.slot_base else T.num(0)
         out = T.num(0)
         for x in reversed(self.layout.counted_codes()):
             out = T.ite(T.eq(code, x), self.t[("size", x)], out)

@@ -534,6 +534,15 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--states", type=POSITIVE, default=3_500,
                            help="states the search judges at most per player count (it reports the depth it "
                                 "judged completely)")
+            p.add_argument("--bmc-depth", type=NON_NEGATIVE, default=None, metavar="K",
+                           help="moves the bounded model checker unrolls from every deal (default: 8 // players, "
+                                "at least 1)")
+            p.add_argument("--bmc-seconds", type=POSITIVE, default=None, metavar="S",
+                           help="stop deepening after S seconds per player count (the report gives the depth "
+                                "reached); default: no limit")
+            p.add_argument("--induction", action="store_true",
+                           help="also try induction (one step from any state): 'inductive' properties hold in "
+                                "every reachable state")
         elif name == "docs":
             p.add_argument("--check", action="store_true", help="exit 1 when a generated file differs")
             p.add_argument("--out", metavar="DIR", default=None, help="output directory (default: docs/)")

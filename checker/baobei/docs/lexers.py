@@ -225,7 +225,7 @@ class ScenarioLexer(RegexLexer):  # type: ignore[misc]
             (_NEWLINE, Whitespace),
             (r"^([ \t]*)(expect)\b", bygroups(Whitespace, Keyword), "expect"),
             # A move: its player and its name, after `decisive` and `reject`.
-            (rf"^([ \t]*)(draws)\b", bygroups(Whitespace, Keyword), "draws"),
+            (r"^([ \t]*)(draws)\b", bygroups(Whitespace, Keyword), "draws"),
             (rf"^([ \t]*)(?:(decisive)([ \t]+))?(?:(reject)([ \t]+))?(?!(?:simultaneous|end)\b)({NAME})"
              rf"([ \t]+)({NAME})",
              bygroups(Whitespace, Keyword, Whitespace, Keyword, Whitespace, Name, Whitespace, Name.Function)),

@@ -28,7 +28,7 @@ from .relation import SLOT_KINDS, Disjunct, Relation, Step
 from .trace import NAMES, Reader, constant_state, difference
 
 
-def agreement(rules: Ruleset, players: int, moves: int, seed: int, settle: int = 3) -> list[str]:
+def agreement(rules: Ruleset, players: int, moves: int, seed: int, settle: int = 2) -> list[str]:
     """Seeded random play of `moves` moves (new matches as they end); the disagreements found."""
     eng = Engine(rules)
     rel = Relation(rules, players, settle=settle)
@@ -60,7 +60,7 @@ def _engine_step(eng: Engine, st: State, move: Move) -> tuple[State | None, list
         plain(state, pile)
         drawn.append(pile[-1])
 
-    chance.before_draw = note  # type: ignore[method-assign]
+    chance.before_draw = note  # type: ignore[method-assign, assignment]
     eng.push(after, move, log=False)
     return after, drawn
 

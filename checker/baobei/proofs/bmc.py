@@ -40,6 +40,7 @@ from .symstate import SymState, fresh_state, well_formed
 from .trace import Reader, Trace, read_trace, replay
 from .translate import PlayerV, SVal, Translator, Unsupported, Z, truth
 
+MAX_WAIT = 3_600.0  # seconds one query may take at most (z3's timeout is a finite number of milliseconds)
 RULES_RUN = "rules"  # the pseudo-property of a move the engine cannot carry out
 BOUNDS = "bounds"  # the pseudo-property of a state beyond the encoding's bounds
 
@@ -58,6 +59,7 @@ class Finding:
     trace: Trace
     message: str
     confirmed: bool  # the engine replays it to the same failure
+    rules: Ruleset  # the rules it was found with (the small deck)
     disagreement: str = ""
 
 
@@ -111,7 +113,7 @@ def claim(tr: Translator, decl: s.InvariantDecl, names: dict[str, SVal]) -> Z:
 class Unrolling:
     """The BMC unrolling for one ruleset (its small deck, as a rule) and player count."""
 
-    def __init__(self, rules: Ruleset, players: int, settle: int = 3, slots: int | None = None,
+    def __init__(self, rules: Ruleset, players: int, settle: int = 2, slots: int | None = None,
                  skip: frozenset[str] = frozenset()) -> None:
         self.rules = rules
         self.rel = Relation(rules, players, slots=slots, settle=settle)
@@ -200,12 +202,12 @@ class Unrolling:
         message = violation_message(prop)
         if replayed.disagreement:
             report.disagreements.append(f"{prop.label} at depth {k}: {replayed.disagreement}")
-            return Finding(prop, k, trace, message, False, replayed.disagreement)
+            return Finding(prop, k, trace, message, False, self.rules, replayed.disagreement)
         confirmed = engine_agrees(self.eng, prop, trace, replayed.states, replayed.failure)
         if not confirmed:
             report.disagreements.append(f"{prop.label} at depth {k}: the engine replays the trace without "
                                         "this failure")
-        return Finding(prop, k, trace, message, confirmed)
+        return Finding(prop, k, trace, message, confirmed, self.rules)
 
     def _refine(self, model: Any, report: BmcReport) -> bool:
         """Where the model says no choice is legal (an open-ended witness false) but the engine finds one
@@ -270,23 +272,29 @@ def engine_agrees(eng: Engine, prop: Prop, trace: Trace, states: list[Any], fail
     return any(i.ident == name for i in eng.broken_transitions(before, last, mover))
 
 
-def bmc(rules: Ruleset, players: int, depth: int, seconds: float, settle: int = 3,
-        skip: frozenset[str] = frozenset(),
+def bmc(rules: Ruleset, players: int, depth: int, seconds: float, settle: int = 2,
+        skip: frozenset[str] = frozenset(), slots: int | None = None,
         progress: Callable[[int, float], None] = lambda k, t: None) -> BmcReport:
-    """Unroll up to `depth` moves or until `seconds` have passed; every property judged at every depth."""
-    began = time.perf_counter()
-    report = BmcReport(players)
+    """Unroll up to `depth` moves or until `seconds` have passed; every property judged at every depth.
+    Rules the relation cannot follow raise Unsupported, naming the construct."""
     try:
-        unrolling = Unrolling(rules, players, settle=settle, skip=skip)
+        return _bmc(rules, players, depth, seconds, settle, skip, slots, progress)
     except Unsupported as err:
         raise Unsupported(err.pos, f"the transition relation cannot follow these rules: {err.what}") from None
+
+
+def _bmc(rules: Ruleset, players: int, depth: int, seconds: float, settle: int, skip: frozenset[str],
+         slots: int | None, progress: Callable[[int, float], None]) -> BmcReport:
+    began = time.perf_counter()
+    report = BmcReport(players)
+    unrolling = Unrolling(rules, players, settle=settle, skip=skip, slots=slots)
     open_props = list(unrolling.props)
     for k in range(depth + 1):
         if k > 0:
             unrolling.extend()
         left = seconds - (time.perf_counter() - began)
         started = time.perf_counter()
-        _, complete = unrolling.check_depth(k, open_props, report, int(left * 1000))
+        _, complete = unrolling.check_depth(k, open_props, report, int(min(left, MAX_WAIT) * 1000))
         if not complete:
             break
         report.depth = k
@@ -313,7 +321,7 @@ class InductionReport:
 
 
 def induction(rules: Ruleset, players: int, labels: set[str], timeout_ms: int = 60_000,
-              settle: int = 3) -> InductionReport:
+              settle: int = 2) -> InductionReport:
     """Houdini over the state invariants in `labels` (and the two pseudo-properties), then one step for
     the transition invariants and progress properties in `labels`."""
     began = time.perf_counter()
@@ -387,3 +395,29 @@ class _Frame:
         when = T.TRUE if p.decl.when is None else truth(Translator(self.rules, StateModel(pre)).expr(p.decl.when),
                                                        p.decl.pos)
         return T.implies(when, self.rel.someone_moves(pre))
+
+
+def search(rules: Ruleset, players: int, depth: int, labels: set[str], settle: int = 2) -> BmcReport:
+    """One query for a violation of the named properties within `depth` moves (no proof of the depths
+    before it): how a bug planted in a variant is found fast, as the model checker's own test."""
+    began = time.perf_counter()
+    report = BmcReport(players)
+    unrolling = Unrolling(rules, players, settle=settle)
+    for _ in range(depth):
+        unrolling.extend()
+    props = [p for p in unrolling.props if p.label in labels]
+    goals = [(p, k, f) for k in range(depth + 1) for p in props if (f := unrolling.holds(p, k)) is not None]
+    while True:
+        answer = unrolling.solver.check(T.or_(*[T.not_(f) for _, _, f in goals]))
+        if answer != z3.sat:
+            break
+        model = unrolling.solver.model()
+        if unrolling._refine(model, report):
+            continue
+        p, k, _ = min(((p, k, f) for p, k, f in goals if z3.is_false(model.eval(f, model_completion=True))),
+                      key=lambda g: g[1])
+        report.findings[p.label] = unrolling._finding(p, model, k, report)
+        break
+    report.depth = depth
+    report.seconds = time.perf_counter() - began
+    return report

@@ -139,7 +139,7 @@ class Relation:
     """T for one ruleset and player count (see the module docstring)."""
 
     def __init__(self, rules: Ruleset, players: int, slots: int | None = None, queue: int = 4,
-                 settle: int = 3) -> None:
+                 settle: int = 2) -> None:
         self.rules = rules
         self.layout = Layout(rules, players, slots if slots is not None else default_slots(rules, players), queue)
         self.settle_rounds = settle
@@ -203,15 +203,16 @@ class Relation:
         for key in ("err", "over", "left"):
             st[(key,)] = FALSE
         st[("wopen",)] = FALSE
-        st[("active",)] = T.num(0)
-        constraints += [free[("round",)] >= 0, free[("turn",)] >= 0]
+        # A match's first round, as a scenario table starts (round 1, turn 1 once dealt); the match's
+        # variables stay free, so every total, noted score and starting player is possible.
+        st[("active",)], st[("round",)], st[("turn",)] = T.num(0), T.num(0), T.num(0)
         ex = Exec(self.rules, st, {"actor": NoneV()}, trail)
         from .symstate import _var_range
 
         for v in self.rules.variables.values():
             if v.whole_match:
-                for p in range(L.players) if v.per_player else [None]:
-                    constraints += _var_range(st, v, p)
+                for seat in (list(range(L.players)) if v.per_player else [None]):
+                    constraints += _var_range(st, v, seat)
         ex.start_round(None, s.NOWHERE)
         constraints += trail.side
         trail.side = []
@@ -370,7 +371,7 @@ class Relation:
         L = self.layout
         if kind in SLOT_KINDS:
             owners = range(L.players) if kind == "slot" else [actor]
-            out = []
+            out: list[tuple[SVal, Z]] = []
             for p in owners:
                 n = st[("nslots", p)]
                 for k in range(1, L.slots + 1):
@@ -429,8 +430,8 @@ class Relation:
             if value is None:
                 out[p.name] = NoneV()
             elif p.kind in SLOT_KINDS:
-                seat, number = value  # type: ignore[misc]
-                out[p.name] = SlotV(T.num(seat), T.num(number))
+                assert isinstance(value, tuple)
+                out[p.name] = SlotV(T.num(int(value[0])), T.num(int(value[1])))
             elif p.kind == "player":
                 out[p.name] = PlayerV(T.num(int(value)))  # type: ignore[call-overload]
             elif p.kind == "held_card":

@@ -483,7 +483,7 @@ class Exec:
 
     def write_entry(self, i: int, entry: dict[str, Any], cond: Z) -> None:
         for f in ("on", "ab", "card", "owner", "after"):
-            key = ("q", i, f)
+            key: tuple[Any, ...] = ("q", i, f)
             self.put(key, _ite(cond, entry[f], self.st[key]))
         for j, (x, y) in enumerate(entry["args"]):
             for part, term in ((0, x), (1, y)):

@@ -8,7 +8,7 @@ becomes a chain of `If`s over the finite possibilities.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..language import syntax as s
 from . import terms as T
@@ -66,14 +66,15 @@ class StateModel(SymbolicModel):
     def card_fact(self, card: SVal, fact: str, pos: s.Pos) -> SVal:
         if not isinstance(card, CardV):
             raise Unsupported(pos, f"{fact} of a {card.kind()}")
-        values = [_fact(self.L, info, fact) for info in self.L.cards]
-        cases = list(enumerate(values))
+        cards = list(enumerate(self.L.cards))
         if fact == "value":
-            return IntV(chain(card.term, [(i, T.num(v)) for i, v in cases], T.num(0)), T.eq(card.term, NONE_ID))
+            return IntV(chain(card.term, [(i, T.num(c.value)) for i, c in cards], T.num(0)), T.eq(card.term, NONE_ID))
         if fact == "has_ability":
-            return BoolV(chain(card.term, [(i, T.boolean(v)) for i, v in cases], FALSE))
-        return StrV(chain(card.term, [(i, T.num(self.L.string(str(v)))) for i, v in cases], T.num(0)),
-                    T.eq(card.term, NONE_ID))
+            return BoolV(chain(card.term, [(i, T.boolean(c.ability is not None)) for i, c in cards], FALSE))
+        if fact not in ("family", "species"):
+            raise Unsupported(pos, f"the card fact {fact!r}")
+        texts = [(i, T.num(self.L.string(c.family if fact == "family" else c.species))) for i, c in cards]
+        return StrV(chain(card.term, texts, T.num(0)), T.eq(card.term, NONE_ID))
 
     def card_at(self, slot: SVal, pos: s.Pos) -> SVal:
         sl = _slot(slot, pos)
@@ -274,7 +275,7 @@ class StateModel(SymbolicModel):
         if not isinstance(index, PlayerV):
             raise Unsupported(pos, f"{decl.name}[...] of a non-player")
         p = const(index.term)
-        values = [var_value(self.L, decl.type, lambda part, q=q: self.st.var(decl.name, part, q))  # type: ignore[misc]
+        values = [var_value(self.L, decl.type, lambda part, q=q: self.st.var(decl.name, part, q))
                   for q in range(self.L.players)]
         if p is not None:
             return values[p] if 0 <= p < self.L.players else NoneV()
@@ -304,16 +305,15 @@ class StateModel(SymbolicModel):
         raise Unsupported(pos, f"the transition model has no value for {name!r}")
 
     # ------------------------------------------------------------ helpers
-    def _per_player(self, player: SVal, pos: s.Pos, of: object) -> SVal:
+    def _per_player(self, player: SVal, pos: s.Pos, of: Callable[[int], SVal]) -> SVal:
         if isinstance(player, NoneV):
             return ListV(())
         if not isinstance(player, PlayerV):
             raise Unsupported(pos, "a tableau of a non-player")
-        build = of  # a function of a seat
         p = const(player.term)
         if p is not None:
-            return build(p) if 0 <= p < self.L.players else ListV(())  # type: ignore[operator, no-any-return]
-        lists = [build(q) for q in range(self.L.players)]  # type: ignore[operator]
+            return of(p) if 0 <= p < self.L.players else ListV(())
+        lists = [of(q) for q in range(self.L.players)]
         out: SVal = lists[-1]
         for q in reversed(range(self.L.players - 1)):
             out = merge(T.eq(player.term, q), lists[q], out, pos)
@@ -331,18 +331,3 @@ def _slot(value: SVal, pos: s.Pos) -> SlotV:
     if isinstance(value, SlotV):
         return value
     raise Unsupported(pos, f"a {value.kind()} where a slot belongs")
-
-
-def _fact(L: Layout, info: object, fact: str) -> int | str | bool:
-    from .symstate import CardInfo
-
-    assert isinstance(info, CardInfo)
-    if fact == "value":
-        return info.value
-    if fact == "family":
-        return info.family
-    if fact == "species":
-        return info.species
-    if fact == "has_ability":
-        return info.ability is not None
-    raise KeyError(fact)

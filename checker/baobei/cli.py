@@ -531,7 +531,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--depth", type=NON_NEGATIVE, default=12,
                            help="moves after each deal the engine's search follows for what Z3 cannot prove")
             p.add_argument("--deals", type=POSITIVE, default=1, help="seeded deals the engine's search starts from")
-            p.add_argument("--states", type=POSITIVE, default=3_500,
+            p.add_argument("--states", type=POSITIVE, default=3_000,
                            help="states the search judges at most per player count (it reports the depth it "
                                 "judged completely)")
             p.add_argument("--bmc-depth", type=NON_NEGATIVE, default=None, metavar="K",

@@ -277,7 +277,8 @@ class Exec:
             return code, T.lt(self.st.size(code), L.capacity), None
         if isinstance(where, PlaceV):
             return T.num(L.pile_code(L.piles.index(where.pile))), TRUE, None
-        raise Unsupported(pos, f"a {where.kind()} is no place for a card")
+        # No place at all (a number, say): the engine refuses it as it refuses a covered card.
+        return T.num(BOX), FALSE, None
 
     def owner_of(self, code: Z, q: int) -> Z:
         lo = self.L.slot_base + q * self.L.slots

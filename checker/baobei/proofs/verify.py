@@ -43,6 +43,7 @@ from ..language.ruleset import Ruleset
 from ..language.small_deck import small_deck
 from ..language.terminal import emit as show_line
 from ..language.terminal import progress
+from ..language.text import plural
 from ..play.explore import Failure, Report, explore, failure_scenario
 from ..scenarios.parser import parse_scenario_text
 from ..scenarios.runner import check_invariants
@@ -77,7 +78,7 @@ def prove(rules: Ruleset, inv: s.InvariantDecl, players: int) -> Outcome:
 # The defaults of the search: every allowed player count in well under the minute verify may take.
 DEFAULT_DEPTH = 12
 DEFAULT_DEALS = 1
-DEFAULT_STATES = 3_500  # per player count: the search reports the deepest depth it judged completely
+DEFAULT_STATES = 3_000  # per player count: the search reports the deepest depth it judged completely
 Property = s.InvariantDecl | s.ProgressDecl
 
 
@@ -242,7 +243,7 @@ def search_detail(report: Report) -> str:
         return "the search stopped before it judged a whole depth"
     reach = "every reachable state of the round" if report.exhausted else \
         f"explored to depth {report.complete} of {report.deals} seeded deal(s)"
-    return f"{reach} ({report.states:,} states, deck {report.deck})"
+    return f"{reach} ({report.states:,} states, deck {report.deck.split(' (')[0]})"
 
 
 STATUSES = ("proved", "inductive", "bounded", "explored", "violated", "unknown")
@@ -300,7 +301,7 @@ def relation_lines(players: int, t: Transitions) -> list[tuple[str, bool]]:
     if t.bmc is None:
         return [(f"relation  {players} players: {t.error}", True)]
     b = t.bmc
-    out = [(f"relation  {players} players: bounded model checking to {b.depth} moves in {b.seconds:.1f}s"
+    out = [(f"relation  {players} players: bounded model checking to {plural(b.depth, 'move')} in {b.seconds:.1f}s"
             f" ({b.refinements} refinement(s) by the engine's choices)", False)]
     rules_run = b.findings.get(RULES_RUN)
     if rules_run is not None:

@@ -88,7 +88,7 @@ def test_a_construct_the_relation_cannot_follow_is_named(make_variant: object, c
 
 # ---------------------------------------------------------------- planted bugs
 
-FAST = ["deal_seven_more", "no_shuffle", "look_without_limit", "take_covers"]
+FAST = ["deal_seven_more", "no_shuffle", "look_without_limit"]  # take_covers: through verify, below
 SLOW = [name for name in ALL if name not in FAST and ALL[name].depth <= 9]
 
 
@@ -137,13 +137,17 @@ def test_verify_reports_the_relation(capsys: object) -> None:
     assert "bounded   peek_limit" in out and "bounded to 2 moves" in out
 
 
-def test_verify_fails_on_a_rule_that_fails(make_variant: object, capsys: object) -> None:
+def test_verify_fails_on_a_rule_that_fails(make_variant: object, capsys: object, tmp_path: Path) -> None:
+    """The planted take_covers bug, through the whole command: found at depth 5, its trace replays."""
     variant = make_variant(*ALL["take_covers"].edits)  # type: ignore[operator]
+    target = tmp_path / "found.scenario"
     code = main(["verify", "--rules", str(variant), "--players", "2", "--bmc-depth", "5", "--states", "100",
-                 "--depth", "2"])
+                 "--depth", "2", "--emit-scenario", str(target)])
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert code == 1
-    assert "a move the rules cannot carry out, 5 moves after a deal" in out
+    assert "a move the rules cannot carry out, 5 moves after a deal" in out and "take " in out
+    assert main(["check", "--rules", str(variant), "-q", str(target)]) == 1
+    assert "the rules failed" in capsys.readouterr().out  # type: ignore[attr-defined]
 
 
 def test_the_engine_of_a_trace_is_the_small_deck() -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .language.errors import BaoError, ScenarioError, SourceError, read_source, write_output
+from .language.errors import BaoError, ScenarioError, SourceError, check_writable, read_source, write_output
 from .language.paths import PROJECT_ROOT, default_rules_dir, default_scenarios_dir
 from .language.terminal import emit, is_terminal, progress, table
 from .language.text import plural
@@ -319,6 +319,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
     from .play.explore import explore, explore_from, failure_scenario, report_lines
 
     rules = load_ruleset(_rules_dir(args) or default_rules_dir())
+    if args.emit_scenario:
+        check_writable(Path(args.emit_scenario))
     if args.start:
         report = explore_from(rules, *start_state(rules, Path(args.start)), args.depth, args.max_states,
                               where=f"the table of {args.start}")

@@ -61,6 +61,10 @@ class Finding:
     confirmed: bool  # the engine replays it to the same failure
     rules: Ruleset  # the rules it was found with (the small deck)
     disagreement: str = ""
+    texts: list[str] = field(default_factory=list)  # the trace's moves in the engine's words
+
+    def moves_text(self) -> str:
+        return " / ".join(self.texts) or "the deal"
 
 
 @dataclass
@@ -202,12 +206,12 @@ class Unrolling:
         message = violation_message(prop)
         if replayed.disagreement:
             report.disagreements.append(f"{prop.label} at depth {k}: {replayed.disagreement}")
-            return Finding(prop, k, trace, message, False, self.rules, replayed.disagreement)
+            return Finding(prop, k, trace, message, False, self.rules, replayed.disagreement, replayed.texts)
         confirmed = engine_agrees(self.eng, prop, trace, replayed.states, replayed.failure)
         if not confirmed:
             report.disagreements.append(f"{prop.label} at depth {k}: the engine replays the trace without "
                                         "this failure")
-        return Finding(prop, k, trace, message, confirmed, self.rules)
+        return Finding(prop, k, trace, message, confirmed, self.rules, texts=replayed.texts)
 
     def _refine(self, model: Any, report: BmcReport) -> bool:
         """Where the model says no choice is legal (an open-ended witness false) but the engine finds one

@@ -48,6 +48,7 @@ class Replayed:
     states: list[State] = field(default_factory=list)
     disagreement: str = ""
     failure: str = ""  # the engine failed while applying the last move (a rules failure)
+    texts: list[str] = field(default_factory=list)  # each move in the engine's words, read where it was made
 
 
 class Reader:
@@ -292,6 +293,7 @@ def replay(eng: Engine, trace: Trace) -> Replayed:
     out = Replayed([st.copy()])
     for n, step in enumerate(trace.steps):
         text = eng.describe(st, step.move)
+        out.texts.append(text)
         chance.wanted.clear()
         chance.name(list(step.draws))
         rejection = eng.check(st, step.move)

@@ -36,7 +36,7 @@ from ..engine.engine import Engine
 from ..engine.move import Move
 from ..engine.state import State
 from ..language import syntax as s
-from ..language.errors import BaoError, write_output
+from ..language.errors import BaoError, check_writable, write_output
 from ..language.load import load_ruleset
 from ..language.paths import default_rules_dir
 from ..language.ruleset import Ruleset
@@ -204,9 +204,8 @@ def judged(prop: Property, report: Report, relation: Transitions, over_every_sta
     label = label_of(prop)
     finding = relation.bmc.findings.get(label) if relation.bmc is not None else None
     if finding is not None and finding.confirmed:
-        moves = " / ".join(str(step.move) for step in finding.trace.steps)
         return Outcome("violated", relation.bmc.seconds if relation.bmc else 0.0,
-                       f"{finding.message}; Z3 finds it {finding.depth} moves after a deal: {moves or 'the deal'}",
+                       f"{finding.message}; Z3 finds it {finding.depth} moves after a deal: {finding.moves_text()}",
                        trace=finding)
     failure = report.failures.get(label)
     if failure is not None:
@@ -261,6 +260,9 @@ def run_verify(args: argparse.Namespace) -> int:
     states = getattr(args, "states", DEFAULT_STATES)
     if depth < 0 or deals < 1 or states < 1:
         raise BaoError("verify needs a depth of at least 0, at least one deal and a positive number of states")
+    for output in (args.emit_scenario, getattr(args, "docs", None)):
+        if output:
+            check_writable(Path(output))
     if not rules.invariants and not rules.progress:
         print(f"rules {directory}: no invariant declared")
         return EXIT_OK
@@ -305,8 +307,8 @@ def relation_lines(players: int, t: Transitions) -> list[tuple[str, bool]]:
             f" ({b.refinements} refinement(s) by the engine's choices)", False)]
     rules_run = b.findings.get(RULES_RUN)
     if rules_run is not None:
-        moves = " / ".join(str(step.move) for step in rules_run.trace.steps)
-        out.append((f"violated  a move the rules cannot carry out, {rules_run.depth} moves after a deal: {moves}",
+        out.append((f"violated  a move the rules cannot carry out, {rules_run.depth} moves after a deal: "
+                    f"{rules_run.moves_text()}",
                     True))
     if b.bound_reached:
         out.append((f"bounded   the encoding's bounds are reached at depth {b.depth + 1}: deeper is not judged",

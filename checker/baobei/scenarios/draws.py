@@ -1,6 +1,6 @@
 """Draws a replay names: the next cards a draw from the draw pile gives, whatever a shuffle did.
 
-A scenario's `draws Spatz, Meise` step, and a model checker's trace, say which cards the next
+A scenario's `draws CARD, CARD` step, and a model checker's trace, say which cards the next
 draws give. Nobody can follow a face-down card of a shuffled pile, so the named card is brought to
 the top of the pile just before it is drawn (its position in the pile is all that changes); a
 named card that is not in the pile then is an error of the replay, said in words.

@@ -150,6 +150,22 @@ def test_verify_fails_on_a_rule_that_fails(make_variant: object, capsys: object,
     assert "the rules failed" in capsys.readouterr().out  # type: ignore[attr-defined]
 
 
+def test_verify_fails_on_a_rule_the_engine_search_finds_failing(make_variant: object, capsys: object,
+                                                                 tmp_path: Path) -> None:
+    """Below the relation's bound, the engine's search finds the same failing rule; no property names it,
+    it is listed apart, fails the run, and its scenario replays."""
+    variant = make_variant(*ALL["take_covers"].edits)  # type: ignore[operator]
+    target = tmp_path / "found.scenario"
+    code = main(["verify", "--rules", str(variant), "--players", "2", "--bmc-depth", "1", "--states", "300",
+                 "--depth", "6", "--table-depth", "0", "--emit-scenario", str(target)])
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert code == 1
+    assert "violated  a move the rules cannot carry out with 2 players, reached 5 moves after the deal" in out
+    assert "1 failure beyond the properties" in out
+    assert main(["check", "--rules", str(variant), "-q", str(target)]) == 1
+    assert "the rules failed" in capsys.readouterr().out  # type: ignore[attr-defined]
+
+
 def test_the_engine_of_a_trace_is_the_small_deck() -> None:
     rules = small(2)
     assert len(Engine(rules).facts) == 15  # type: ignore[arg-type]  # one card of every species

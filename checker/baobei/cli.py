@@ -545,6 +545,11 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--induction", action="store_true",
                            help="also try induction (one step from any state): 'inductive' properties hold in "
                                 "every reachable state")
+            p.add_argument("--tables", metavar="PATH", default=None,
+                           help="scenarios whose tables the engine's search starts from too (default: the "
+                                "project's scenarios/)")
+            p.add_argument("--table-depth", type=NON_NEGATIVE, default=3, metavar="D",
+                           help="moves the search follows from each scenario table (0: none)")
         elif name == "docs":
             p.add_argument("--check", action="store_true", help="exit 1 when a generated file differs")
             p.add_argument("--out", metavar="DIR", default=None, help="output directory (default: docs/)")

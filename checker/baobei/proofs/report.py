@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..language import syntax as s
 from ..language.arith import FLOOR_DIVISION_DOC
 from ..language.builtins import STATE_NAMES
 from ..language.errors import BaoError
-from ..language.paths import PROJECT_ROOT
+from ..language.paths import shown_path
 from ..language.ruleset import Ruleset
 from ..language.text import expr_text
 from .distribution import Outcome, StateCex
@@ -280,14 +279,6 @@ def _detail(r: Result) -> str:
     if o.status in ("explored", "bounded", "inductive"):
         return o.detail.replace("|", "/")
     return o.detail.replace("|", "/")[:300]
-
-
-def shown_path(file: str) -> str:
-    """A rules file relative to the project, when it lies in it."""
-    try:
-        return str(Path(file).resolve().relative_to(PROJECT_ROOT))
-    except ValueError:
-        return file
 
 
 def summary(rs: list[Result]) -> str:

@@ -38,13 +38,14 @@ from ..engine.state import State
 from ..language import syntax as s
 from ..language.errors import BaoError, check_writable, write_output
 from ..language.load import load_ruleset
-from ..language.paths import default_rules_dir
+from ..language.paths import default_rules_dir, default_scenarios_dir, shown_path
 from ..language.ruleset import Ruleset
 from ..language.small_deck import small_deck
 from ..language.terminal import emit as show_line
 from ..language.terminal import progress
 from ..language.text import plural
 from ..play.explore import Failure, Report, explore, failure_scenario
+from ..play.tables import DEFAULT_TABLE_DEPTH, Start, TablesReport, explore_tables, scenario_tables
 from ..scenarios.parser import parse_scenario_text
 from ..scenarios.runner import check_invariants
 from ..scenarios.setup import build_table
@@ -61,7 +62,6 @@ from .report import (
     result_lines,
     scenario_header,
     scenario_table,
-    shown_path,
 )
 from .trace import trace_scenario
 from .translate import Unsupported
@@ -90,7 +90,12 @@ class Searches:
     depth: int
     deals: int
     states: int = DEFAULT_STATES
+    tables: Path | None = None  # the scenarios whose tables are searched too (None: none)
+    table_depth: int = DEFAULT_TABLE_DEPTH
     done: dict[int, Report] = field(default_factory=dict)
+    from_tables: dict[int, TablesReport] = field(default_factory=dict)
+    _starts: dict[int, list[Start]] | None = None
+    _skipped: int = 0
 
     def report(self, players: int) -> Report:
         if players not in self.done:
@@ -98,6 +103,21 @@ class Searches:
                   f"{self.deals} deal(s), {self.states:,} states at most", flush=True)
             self.done[players] = explore(self.rules, players, self.depth, self.deals, max_states=self.states)
         return self.done[players]
+
+    def tables_report(self, players: int) -> TablesReport | None:
+        if self.tables is None or self.table_depth < 1:
+            return None
+        if players not in self.from_tables:
+            eng = Engine(self.rules)
+            if self._starts is None:
+                self._starts, self._skipped = scenario_tables(eng, self.tables)
+            starts = self._starts.get(players, [])
+            print(f"  ... exploring from {plural(len(starts), 'scenario table')} of {players} players: "
+                  f"depth {self.table_depth} at most", flush=True)
+            report = explore_tables(eng, starts, players, self.table_depth)
+            report.skipped = self._skipped
+            self.from_tables[players] = report
+        return self.from_tables[players]
 
 
 BMC_WORK = 8  # the default bound of bounded model checking is BMC_WORK // players moves (at least 1)
@@ -152,11 +172,13 @@ class Transitions:
 def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, deals: int = DEFAULT_DEALS,
                states: int = DEFAULT_STATES, done: Callable[[Result], None] = lambda r: None,
                bmc_depth: int | None = None, bmc_seconds: float | None = None,
-               with_induction: bool = False) -> tuple[list[Result], dict[str, Method], dict[int, Transitions]]:
-    """Judge every property for every player count; `done` hears of each result as it comes."""
+               with_induction: bool = False, tables: Path | None = None, table_depth: int = DEFAULT_TABLE_DEPTH,
+               ) -> tuple[list[Result], dict[str, Method], dict[int, Transitions], Searches]:
+    """Judge every property for every player count; `done` hears of each result as it comes. `tables`:
+    the scenarios whose tables the engine's search starts from too (None: only the deals)."""
     results: list[Result] = []
     methods: dict[str, Method] = {}
-    searches = Searches(rules, depth, deals, states)
+    searches = Searches(rules, depth, deals, states, tables, table_depth)
     skip = frozenset(i.ident for i in rules.invariants.values() if over_states(i) and not i.reachable)
     relations = Relations(rules, bmc_depth, bmc_seconds, with_induction, skip)
     props: list[Property] = [*rules.invariants.values(), *rules.progress.values()]
@@ -170,10 +192,11 @@ def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, de
                 results.append(Result(prop, n, outcome))
             else:
                 explored = True
-                results.append(Result(prop, n, judged(prop, searches.report(n), relations.report(n), outcome)))
+                results.append(Result(prop, n, judged(prop, searches.report(n), relations.report(n), outcome,
+                                                      searches.tables_report(n))))
             done(results[-1])
         methods[prop.ident] = Method(method_kind(prop, explored), reads)
-    return results, methods, relations.done
+    return results, methods, relations.done, searches
 
 
 def over_states(prop: Property) -> TypeGuard[s.InvariantDecl]:
@@ -198,7 +221,8 @@ def label_of(prop: Property) -> str:
     return f"{'invariant' if isinstance(prop, s.InvariantDecl) else 'progress'} {prop.ident}"
 
 
-def judged(prop: Property, report: Report, relation: Transitions, over_every_state: Outcome | None) -> Outcome:
+def judged(prop: Property, report: Report, relation: Transitions, over_every_state: Outcome | None,
+           tables: TablesReport | None = None) -> Outcome:
     """The verdict on a claim about reached states or moves: the relation's (a violation with its trace,
     inductive, bounded to k moves) and the engine's search (a violation, the depth it reached)."""
     label = label_of(prop)
@@ -211,9 +235,15 @@ def judged(prop: Property, report: Report, relation: Transitions, over_every_sta
     if failure is not None:
         return Outcome("violated", report.seconds, f"{failure.message}; reached {failure.depth} moves after the "
                        f"deal of seed {failure.seed}: " + " / ".join(failure.moves), trace=failure)
+    from_table = tables.failures.get(label) if tables is not None else None
+    if from_table is not None:
+        where, failure = from_table
+        return Outcome("violated", tables.seconds if tables else 0.0, f"{failure.message}; reached "
+                       f"{failure.depth} moves from the table of {where}: " + " / ".join(failure.moves),
+                       trace=failure)
     if finding is not None:
         return Outcome("unknown", 0.0, f"the prover and the engine disagree: {finding.disagreement or finding.message}")
-    parts = [relation_detail(label, relation), search_detail(report)]
+    parts = [relation_detail(label, relation), search_detail(report), tables_detail(tables)]
     if over_every_state is not None and over_every_state.status == "violated":
         parts.append("over arbitrary states Z3 finds a counterexample, a state no round reaches")
     status = "inductive" if relation.induction is not None and label in relation.induction.inductive else \
@@ -243,6 +273,13 @@ def search_detail(report: Report) -> str:
     reach = "every reachable state of the round" if report.exhausted else \
         f"explored to depth {report.complete} of {report.deals} seeded deal(s)"
     return f"{reach} ({report.states:,} states, deck {report.deck.split(' (')[0]})"
+
+
+def tables_detail(tables: TablesReport | None) -> str:
+    if tables is None or not tables.tables:
+        return ""
+    return (f"explored to depth {tables.depth} from {plural(tables.tables, 'scenario table')} "
+            f"({tables.states:,} states, the full deck)")
 
 
 STATUSES = ("proved", "inductive", "bounded", "explored", "violated", "unknown")
@@ -277,19 +314,27 @@ def run_verify(args: argparse.Namespace) -> int:
         advance(1)
 
     with progress("properties", (len(rules.invariants) + len(rules.progress)) * len(counts)) as advance:
-        results, methods, relations = verify_all(rules, counts, depth, deals, states, show,
-                                                 getattr(args, "bmc_depth", None), getattr(args, "bmc_seconds", None),
-                                                 getattr(args, "induction", False))
+        results, methods, relations, searches = verify_all(rules, counts, depth, deals, states, show,
+                                                           getattr(args, "bmc_depth", None),
+                                                           getattr(args, "bmc_seconds", None),
+                                                           getattr(args, "induction", False), tables_dir(args),
+                                                           getattr(args, "table_depth", DEFAULT_TABLE_DEPTH))
     broken_relation = [line for n, t in relations.items() for line, bad in relation_lines(n, t) if bad]
     for n, tr in relations.items():
         for line, failed in relation_lines(n, tr):
             show_line(line, "fail" if failed else None)
-    bad = [r for r in results if r.outcome.status in ("violated", "unknown")] + broken_relation
+    failing_rules = rules_failures(searches)
+    for players, where, failure in failing_rules:
+        show_line(f"violated  a move the rules cannot carry out with {players} players, reached {failure.depth} "
+                  f"moves {where}: " + " / ".join(failure.moves), "fail")
+    bad = [r for r in results if r.outcome.status in ("violated", "unknown")] + broken_relation + failing_rules
     tally = {k: sum(1 for r in results if r.outcome.status == k) for k in STATUSES}
     print(f"{len(rules.invariants) + len(rules.progress)} properties x {len(counts)} player counts: "
-          + ", ".join(f"{v} {k}" for k, v in tally.items()) + f" in {time.perf_counter() - began:.2f}s")
+          + ", ".join(f"{v} {k}" for k, v in tally.items()) + f" in {time.perf_counter() - began:.2f}s"
+          + (f"; {plural(len(broken_relation) + len(failing_rules), 'failure')} beyond the properties (above)"
+             if broken_relation or failing_rules else ""))
     if args.emit_scenario:
-        write_counterexample(eng, results, Path(args.emit_scenario), relations)
+        write_counterexample(eng, results, Path(args.emit_scenario), relations, failing_rules)
     docs = getattr(args, "docs", None)
     if docs:
         write_output(Path(docs), invariants_markdown(rules, directory, results, methods))
@@ -327,8 +372,17 @@ def invariants_doc(directory: Path) -> str:
     """docs/invariants.md for a rules directory, judged with verify's defaults for every player count."""
     rules = load_ruleset(directory)
     Engine(rules)  # an unknown name is bad input, as in `baobei verify`
-    results, methods, _ = verify_all(rules, check_players(rules, None))
+    results, methods, _, _ = verify_all(rules, check_players(rules, None), tables=default_scenarios_dir())
     return invariants_markdown(rules, directory, results, methods)
+
+
+def tables_dir(args: argparse.Namespace) -> Path | None:
+    """The scenarios whose tables the search starts from: --tables, else the project's scenarios."""
+    given = getattr(args, "tables", None)
+    path = Path(given) if given else default_scenarios_dir()
+    if given and not path.exists():
+        raise BaoError(f"{path}: no such scenario file or directory (--tables)")
+    return path
 
 
 def display_path(directory: Path) -> str:
@@ -338,8 +392,25 @@ def display_path(directory: Path) -> str:
 # ---------------------------------------------------------------- counterexample scenarios
 
 
+def rules_failures(searches: Searches) -> list[tuple[int, str, Failure]]:
+    """The legal moves the engine's searches could not carry out (a rule covering a card, say): by player
+    count, where the search began, and the failure; no property names them, so they are listed apart."""
+    out: list[tuple[int, str, Failure]] = []
+    for n, report in sorted(searches.done.items()):
+        failure = report.failures.get(RULES_RUN)
+        if failure is not None:
+            out.append((n, f"after the deal of seed {failure.seed}", failure))
+    for n, tables in sorted(searches.from_tables.items()):
+        found = tables.failures.get(RULES_RUN)
+        if found is None or any(players == n for players, _, _ in out):
+            continue  # one way there per player count: the one from a deal, when there is one
+        out.append((n, f"from the table of {found[0]}", found[1]))
+    return out
+
+
 def write_counterexample(eng: Engine, results: list[Result], target: Path,
-                         relations: dict[int, Transitions] | None = None) -> None:
+                         relations: dict[int, Transitions] | None = None,
+                         failing_rules: list[tuple[int, str, Failure]] | None = None) -> None:
     """Write the first violation as a scenario (a reached one: the moves from the deal; one over every
     state: its counterexample table); say so when there is none."""
     for r in results:
@@ -363,6 +434,10 @@ def write_counterexample(eng: Engine, results: list[Result], target: Path,
             write_output(target, finding_scenario(found, n))
             print(f"wrote {target}: the moves after which the rules fail with {n} players (Z3's trace)")
             return
+    for n, _, failure in failing_rules or []:
+        write_output(target, failure_scenario(failure, trace_deck(eng.rules, n)))
+        print(f"wrote {target}: the moves after which the rules fail with {n} players")
+        return
     print(f"no state counterexample to write to {target}")
 
 

@@ -15,6 +15,7 @@ from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
 from baobei.language.small_deck import DEFAULT_SPARE, deal_size, small_deck
 from baobei.play.explore import explore, failure_scenario, knowledge_phases, report_lines, state_key
+from baobei.play.tables import explore_tables, scenario_tables
 from baobei.scenarios.parser import parse_scenario_text
 from baobei.scenarios.setup import build_table
 from baobei.scenarios.syntax import Table
@@ -288,3 +289,47 @@ def test_explore_from_needs_a_table(tmp_path: Path, capsys: Capture) -> None:
                      encoding="utf-8")
     assert main(["explore", "--from", str(dealt)]) == 2
     assert "needs a scenario with a `table`" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- verify searches from every scenario table
+
+
+def test_verify_finds_what_lies_too_deep_from_the_scenarios_tables(tmp_path: Path, capsys: Capture,
+                                                                   make_variant: MakeVariant) -> None:
+    # The same bug through `baobei verify`: no deal search reaches it, the search from the tables does,
+    # and the scenario it writes (that table and the moves) replays to the same violation.
+    rules = make_variant(*BAO_IN_FINAL_PHASE.edits)
+    target = tmp_path / "found.scenario"
+    code = main(["verify", "--rules", str(rules), "--players", "2", "--bmc-depth", "1", "--depth", "2",
+                 "--states", "100", "--tables", str(SCENARIOS / "properties"), "--emit-scenario", str(target)])
+    out = capsys.readouterr().out
+    assert code == 1 and re.search(r"^violated\s+bao_caller_fixed\s+2 players", out, re.M), out
+    assert "moves from the table of scenarios/properties/" in out and " bao" in out
+    assert "Found 3 moves from the table of scenarios/properties/" in target.read_text(encoding="utf-8")
+    assert main(["check", "--rules", str(rules), "-q", str(target)]) == 1
+    assert "bao_caller_fixed" in capsys.readouterr().out
+    # Without the tables, nothing finds it at these bounds.
+    assert main(["verify", "--rules", str(rules), "--players", "2", "--bmc-depth", "1", "--depth", "2",
+                 "--states", "100", "--table-depth", "0"]) == 0
+
+
+def test_no_scenario_table_breaks_a_property_of_the_default_rules() -> None:
+    eng = Engine(load_ruleset(default_rules_dir()))
+    starts, skipped = scenario_tables(eng, SCENARIOS)
+    assert skipped == 0 and sum(len(s) for s in starts.values()) > 100
+    for players, tables in sorted(starts.items()):
+        report = explore_tables(eng, tables, players, depth=2, states=40)
+        assert report.failures == {}, {label: where for label, (where, _) in report.failures.items()}
+        assert report.states >= len(tables)
+
+
+def test_a_table_the_variant_cannot_build_is_skipped_and_counted(make_variant: MakeVariant) -> None:
+    # A variant that renames a species: the tables that name the old one cannot be built under it.
+    rules = make_variant(("01_deck.bao", "card Goldtukan     value -5", "card Goldtukn      value -5"))
+    eng = Engine(load_ruleset(rules))
+    naming = sum(1 for p in SCENARIOS.rglob("*.scenario") if "Goldtukan" in p.read_text(encoding="utf-8")
+                 and "\ntable" in p.read_text(encoding="utf-8"))
+    starts, skipped = scenario_tables(eng, SCENARIOS)
+    assert 0 < skipped <= naming
+    assert sum(len(s) for s in starts.values()) + skipped == sum(
+        1 for p in SCENARIOS.rglob("*.scenario") if "\ntable" in p.read_text(encoding="utf-8"))

@@ -28,7 +28,7 @@ from conftest import edit_file
 MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
 Capture = pytest.CaptureFixture[str]
 
-LINE = re.compile(r"^(proved|explored|violated|unknown)\s+(\w+)\s+(\d+) players\s+(\d+\.\d+)s$", re.M)
+LINE = re.compile(r"^(proved|inductive|bounded|explored|violated|unknown)\s+(\w+)\s+(\d+) players\s+(\d+\.\d+)s$", re.M)
 
 SECOND_GOLDTUKAN = ("01_deck.bao", "card Goldtukan     value -5 count 1", "card Goldtukan     value -5 count 2")
 NEGATIVE_SPATZ = ("01_deck.bao", "card Spatz         value 1  count 5", "card Spatz         value -1 count 5")
@@ -109,7 +109,7 @@ def test_default_rules_prove_every_invariant_for_every_player_count(default_run:
     got = statuses(out)
     assert set(got) == expected
     assert set(got.values()) == {"proved"}
-    assert f"{len(expected)} proved, 0 explored, 0 violated, 0 unknown" in out
+    assert f"{len(expected)} proved, 0 inductive, 0 bounded, 0 explored, 0 violated, 0 unknown" in out
 
 
 def test_the_rules_declare_the_issues_invariants() -> None:
@@ -431,14 +431,14 @@ def test_properties_of_reached_states_are_explored_not_proved() -> None:
     got = statuses(out)
     rules = load_ruleset(default_rules_dir())
     for ident, inv in rules.invariants.items():
-        expected = "explored" if inv.reachable else "proved"
-        if inv.reachable and ident in ("deal_fits_deck",):
-            expected = "proved"
-        assert got[(ident, 2)] in ((expected, "proved") if inv.reachable and not inv.two_state else (expected,)), ident
-    assert got[("no_deadlock", 2)] == "explored"
+        # A claim about reached states is judged by the relation (bounded to k moves) and the search.
+        assert got[(ident, 2)] == ("bounded" if inv.reachable else "proved"), ident
+    assert got[("no_deadlock", 2)] == "bounded"
+    assert re.search(r"^relation  2 players: bounded model checking to \d+ moves", out, re.M)
     # Z3's counterexample over arbitrary states (peeked = 3, say) is no violation of a reachable claim.
     assert "over arbitrary states Z3 finds a counterexample" in out
-    assert re.search(r"holds in every state and move reached within \d+ moves of 1 seeded deal", out)
+    assert re.search(r"bounded to \d+ moves \(Z3 over every deal of the small deck\); "
+                     r"explored to depth \d+ of 1 seeded deal", out)
 
 
 def test_a_planted_bug_is_violated_with_the_moves_that_reach_it(tmp_path: Path) -> None:
@@ -447,10 +447,11 @@ def test_a_planted_bug_is_violated_with_the_moves_that_reach_it(tmp_path: Path) 
     edit_file(rules / "02_setup.bao", "  require peeked[actor] < initial_peek else", "  require true else")
     target = tmp_path / "found.scenario"
     code, out, _ = verify("--rules", str(rules), "--players", "2", "--depth", "4", "--states", "2000",
-                          "--emit-scenario", str(target))
+                          "--bmc-depth", "3", "--emit-scenario", str(target))
     assert code == 1
     assert statuses(out)[("peek_limit", 2)] == "violated"
-    assert "invariant peek_limit" in out and "look slot=" in out
+    assert "invariant peek_limit" in out and "Z3 finds it 3 moves after a deal" in out
+    assert out.count("look slot=") >= 3, out  # the trace in the engine's words
     text = target.read_text(encoding="utf-8")
     assert "play" in text
     ran = subprocess.run([sys.executable, "-m", "baobei.cli", "check", "--rules", str(rules), str(target)],

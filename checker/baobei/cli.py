@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .language.errors import BaoError, ScenarioError, SourceError, read_source, write_output
+from .language.errors import BaoError, ScenarioError, SourceError, check_writable, read_source, write_output
 from .language.paths import PROJECT_ROOT, default_rules_dir, default_scenarios_dir
 from .language.terminal import emit, is_terminal, progress, table
 from .language.text import plural
@@ -319,6 +319,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
     from .play.explore import explore, explore_from, failure_scenario, report_lines
 
     rules = load_ruleset(_rules_dir(args) or default_rules_dir())
+    if args.emit_scenario:
+        check_writable(Path(args.emit_scenario))
     if args.start:
         report = explore_from(rules, *start_state(rules, Path(args.start)), args.depth, args.max_states,
                               where=f"the table of {args.start}")
@@ -531,9 +533,23 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--depth", type=NON_NEGATIVE, default=12,
                            help="moves after each deal the engine's search follows for what Z3 cannot prove")
             p.add_argument("--deals", type=POSITIVE, default=1, help="seeded deals the engine's search starts from")
-            p.add_argument("--states", type=POSITIVE, default=3_500,
+            p.add_argument("--states", type=POSITIVE, default=3_000,
                            help="states the search judges at most per player count (it reports the depth it "
                                 "judged completely)")
+            p.add_argument("--bmc-depth", type=NON_NEGATIVE, default=None, metavar="K",
+                           help="moves the bounded model checker unrolls from every deal (default: 8 // players, "
+                                "at least 1)")
+            p.add_argument("--bmc-seconds", type=POSITIVE, default=None, metavar="S",
+                           help="stop deepening after S seconds per player count (the report gives the depth "
+                                "reached); default: no limit")
+            p.add_argument("--induction", action="store_true",
+                           help="also try induction (one step from any state): 'inductive' properties hold in "
+                                "every reachable state")
+            p.add_argument("--tables", metavar="PATH", default=None,
+                           help="scenarios whose tables the engine's search starts from too (default: the "
+                                "project's scenarios/)")
+            p.add_argument("--table-depth", type=NON_NEGATIVE, default=3, metavar="D",
+                           help="moves the search follows from each scenario table (0: none)")
         elif name == "docs":
             p.add_argument("--check", action="store_true", help="exit 1 when a generated file differs")
             p.add_argument("--out", metavar="DIR", default=None, help="output directory (default: docs/)")

@@ -157,7 +157,7 @@ class RulesLexer(RegexLexer):  # type: ignore[misc]
 SCENARIO_HEADER = "scenario cites tags assumes question answer answers table deal play"
 SCENARIO_LANGUAGES = "de en"
 SCENARIO_SETUP = "seed players active among phase knows holds set"
-SCENARIO_PLAY = "decisive reject by expect simultaneous end"
+SCENARIO_PLAY = "decisive reject by expect simultaneous end draws"
 SCENARIO_EXPECT = (
     "is empty holds nothing top size phase active knows not cards window open for used closed pending of"
     " value said"
@@ -225,6 +225,7 @@ class ScenarioLexer(RegexLexer):  # type: ignore[misc]
             (_NEWLINE, Whitespace),
             (r"^([ \t]*)(expect)\b", bygroups(Whitespace, Keyword), "expect"),
             # A move: its player and its name, after `decisive` and `reject`.
+            (r"^([ \t]*)(draws)\b", bygroups(Whitespace, Keyword), "draws"),
             (rf"^([ \t]*)(?:(decisive)([ \t]+))?(?:(reject)([ \t]+))?(?!(?:simultaneous|end)\b)({NAME})"
              rf"([ \t]+)({NAME})",
              bygroups(Whitespace, Keyword, Whitespace, Keyword, Whitespace, Name, Whitespace, Name.Function)),
@@ -238,6 +239,7 @@ class ScenarioLexer(RegexLexer):  # type: ignore[misc]
             *_scenario_common(),
         ],
         "tags": _scenario_list(Name.Tag),
+        "draws": _scenario_list(Name.Class),
         "assumptions": _scenario_list(Name.Constant),
         "paragraphs": _scenario_list(Name.Label),
     }

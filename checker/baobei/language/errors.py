@@ -88,6 +88,15 @@ def read_source(path: Path, error: type[SourceError]) -> str:
                     "continue a character here (save the file as UTF-8)") from None
 
 
+def check_writable(path: Path) -> None:
+    """Refuse an output path that cannot be written before the work that fills it starts (a long search
+    should not end in "cannot write")."""
+    if path.is_dir():
+        raise BaoError(f"{path}: cannot write: is a directory")
+    if not path.parent.is_dir():
+        raise BaoError(f"{path}: cannot write: no directory {path.parent}")
+
+
 def write_output(path: Path, text: str) -> None:
     """Write a file the user named (a scenario, a report): a path that cannot be written is bad input."""
     try:

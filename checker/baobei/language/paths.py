@@ -19,3 +19,11 @@ def default_rules_dir() -> Path:
 
 def default_scenarios_dir() -> Path:
     return PROJECT_ROOT / "scenarios"
+
+
+def shown_path(file: str) -> str:
+    """A file relative to the project, when it lies in it (reports read the same on every machine)."""
+    try:
+        return str(Path(file).resolve().relative_to(PROJECT_ROOT))
+    except ValueError:
+        return file

@@ -23,6 +23,8 @@ HOOKS: dict[str, tuple[tuple[str, ...], bool]] = {
 
 # A shuffle source that is no pile: every card of the deck, wherever it lies.
 ALL_CARDS = "all_cards"
+# The pile the `draw` statement draws from (a name of the engine's contract with the rules, like the hooks).
+DRAW_PILE = "draw_pile"
 
 # Resource limits, checked when the rules load so that a slip (a count of 100000000) is a clear error and
 # not minutes of play ending out of memory. Far beyond any card game: the default deck has 66 cards.

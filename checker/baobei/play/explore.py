@@ -75,6 +75,7 @@ class Failure:
     # an expectation that evaluates the invariant (a progress failure there cannot be shown).
     expectation: str = ""
     unwritable: str = ""  # why the dealt state cannot be written as a table (then `table` is empty)
+    start: str = ""  # where the search began when not from a deal ("the table of FILE")
 
 
 @dataclass
@@ -268,7 +269,8 @@ class Search:
         except BaoError as err:  # a deal a table cannot state (an open window, say): reported, not written
             table, unwritable = [], str(err)
         self.report.failures[label] = Failure(label, message, _cite(self.eng.rules, label), level, seed, table,
-                                              move_texts(self.eng, start, unwind(trace)), expectation, unwritable)
+                                              move_texts(self.eng, start, unwind(trace)), expectation, unwritable,
+                                              self.report.start)
 
 
 def unwind(trace: Trace) -> list[Move]:
@@ -402,11 +404,17 @@ def failure_scenario(failure: Failure, deck: str) -> str:
     f = failure
     if not f.table:
         raise BaoError(f"the failure of {f.label} cannot be written as a scenario: {f.unwritable}")
-    when = f"{f.depth} moves after the deal" if f.depth else "in the deal"
-    lines = [f"# Written by `baobei explore`: {f.message}",
-             f"# Found {when} of seed {f.seed}, deck {deck}.",
-             "# The table is that deal; replayed with the rules that produced it, the last step fails.",
-             f'scenario "Explore: {f.label} fails {when} of seed {f.seed}"']
+    if f.start:  # a search from a given table, with the rules' own deck
+        when = f"{f.depth} moves from {f.start}" if f.depth else f"in {f.start}"
+        lines = [f"# Written by `baobei explore`: {f.message}", f"# Found {when}.",
+                 "# The table is that one; replayed with the rules that produced it, the last step fails.",
+                 f'scenario "Explore: {f.label} fails {when}"']
+    else:
+        when = f"{f.depth} moves after the deal" if f.depth else "in the deal"
+        lines = [f"# Written by `baobei explore`: {f.message}",
+                 f"# Found {when} of seed {f.seed}, deck {deck}.",
+                 "# The table is that deal; replayed with the rules that produced it, the last step fails.",
+                 f'scenario "Explore: {f.label} fails {when} of seed {f.seed}"']
     lines += [f"cites {f.cite}"] if f.cite else []
     lines += ["tags explore, counterexample", "", *f.table, "", "play", *[f"  {m}" for m in f.moves]]
     if f.expectation:

@@ -29,11 +29,12 @@ from ..language import syntax as s
 from ..language.builtins import BUILTINS, ENGINE_NAMES, STATE_NAMES, Builtin, NotProvable, Symbolic
 from ..language.ruleset import Ruleset, Species
 from ..language.walk import ExprVisitor
+from . import terms as T
 
 Z = Any  # a z3 term (z3 ships no type information)
 NONE_ID = -1  # the sentinel of a `none` player or card
-TRUE: Z = z3.BoolVal(True)
-FALSE: Z = z3.BoolVal(False)
+TRUE: Z = T.TRUE
+FALSE: Z = T.FALSE
 
 
 class Unsupported(Exception):
@@ -94,6 +95,14 @@ class CardV(SVal):
 
 
 @dataclass(frozen=True)
+class SlotV(SVal):
+    """A slot: the seat of its tableau (NONE_ID for none) and its number from 1."""
+
+    player: Z
+    number: Z
+
+
+@dataclass(frozen=True)
 class PlaceV(SVal):
     """A place cards lie in: a declared pile (by name) or a player's hand (`player` is the seat term)."""
 
@@ -127,21 +136,25 @@ def is_none(v: SVal) -> Z:
     if isinstance(v, (IntV, StrV, BoolV)):
         return v.none
     if isinstance(v, (PlayerV, CardV)):
-        return v.term == NONE_ID
+        return T.eq(v.term, NONE_ID)
+    if isinstance(v, SlotV):
+        return T.eq(v.player, NONE_ID)
     return FALSE
 
 
 def _surely_present(v: SVal) -> bool:
     """Whether v is not none, as far as can be told without asking Z3 (a shortcut, never a guess)."""
     if isinstance(v, (IntV, StrV, BoolV)):
-        return bool(z3.is_false(v.none))
+        return T.is_false(v.none)
     if isinstance(v, (PlayerV, CardV)):
-        return bool(z3.is_int_value(v.term)) and v.term.as_long() != NONE_ID
+        return T.value(v.term) not in (None, NONE_ID)
+    if isinstance(v, SlotV):
+        return T.value(v.player) not in (None, NONE_ID)
     return not isinstance(v, NoneV)
 
 
 def ival(n: int) -> IntV:
-    return IntV(z3.IntVal(n))
+    return IntV(T.num(n))
 
 
 def lift(value: int | str | bool | None) -> SVal:
@@ -149,7 +162,7 @@ def lift(value: int | str | bool | None) -> SVal:
     if value is None:
         return NoneV()
     if isinstance(value, bool):
-        return BoolV(z3.BoolVal(value))
+        return BoolV(T.boolean(value))
     if isinstance(value, int):
         return ival(value)
     return StrV(z3.StringVal(value))
@@ -176,18 +189,22 @@ class SymbolicModel:
 
     what = "symbolic model"
 
+    def string(self, text: str) -> Z:
+        """The term of a string constant (a literal, a deck fact); a model may encode strings as numbers."""
+        return z3.StringVal(text)
+
     def missing(self, primitive: str, pos: s.Pos) -> Unsupported:
         return Unsupported(pos, f"the {self.what} has no primitive {primitive!r}")
 
     # ------------------------------------------------------------ pure
     def minmax(self, a: SVal, b: SVal, smaller: bool, pos: s.Pos) -> SVal:
         x, y = integer(a, pos), integer(b, pos)
-        pick = (x.term < y.term) if smaller else (x.term > y.term)
-        return IntV(z3.If(pick, x.term, y.term), z3.Or(x.none, y.none))
+        pick = T.lt(x.term, y.term) if smaller else T.gt(x.term, y.term)
+        return IntV(T.ite(pick, x.term, y.term), T.or_(x.none, y.none))
 
     def absolute(self, a: SVal, pos: s.Pos) -> SVal:
         x = integer(a, pos)
-        return IntV(z3.If(x.term < 0, -x.term, x.term), x.none)
+        return IntV(T.ite(T.lt(x.term, 0), -x.term, x.term), x.none)
 
     # ------------------------------------------------------------ beyond the builtins
     def variable(self, decl: s.VarDecl, index: SVal | None, pos: s.Pos) -> SVal:
@@ -293,7 +310,7 @@ class Scope:
         return Scope({**self.names, name: value}, self.guard)
 
     def under(self, cond: Z) -> Scope:
-        return Scope(self.names, z3.And(self.guard, cond))
+        return Scope(self.names, T.and_(self.guard, cond))
 
 
 class Translator(ExprVisitor[SVal, Scope]):
@@ -333,14 +350,16 @@ class Translator(ExprVisitor[SVal, Scope]):
                 inner, self.obligations = self.obligations, outer
             self._calls[key] = (value, inner)
         value, needs = self._calls[key]
-        self.obligations += [Obligation(z3.Implies(guard, o.holds), o.broken) for o in needs]
+        self.obligations += [Obligation(T.implies(guard, o.holds), o.broken) for o in needs]
         return value
 
     def oblige(self, scope: Scope, holds: Z, broken: str) -> None:
-        self.obligations.append(Obligation(z3.Implies(scope.guard, holds), broken))
+        self.obligations.append(Obligation(T.implies(scope.guard, holds), broken))
 
     # ------------------------------------------------------------ leaves
     def lit(self, node: s.Lit, scope: Scope) -> SVal:
+        if isinstance(node.value, str):
+            return StrV(self.model.string(node.value))
         return lift(node.value)
 
     def name(self, node: s.Name, scope: Scope) -> SVal:
@@ -385,8 +404,8 @@ class Translator(ExprVisitor[SVal, Scope]):
         maybe_none = [a for a in args if not _surely_present(a)]
         if builtin.total or not maybe_none:
             return result
-        absent = z3.simplify(z3.Or(FALSE, *(is_none(a) for a in maybe_none)))
-        if z3.is_false(absent):
+        absent = T.or_(FALSE, *(is_none(a) for a in maybe_none))
+        if T.is_false(absent):
             return result
         none = none_like(result) if isinstance(builtin.none_value, list) else lift(builtin.none_value)
         return merge(absent, none, result, pos)
@@ -406,22 +425,22 @@ class Translator(ExprVisitor[SVal, Scope]):
         """A table lookup; a missing row is an obligation (the engine refuses such a round)."""
         key = integer(index, pos).term
         table = self.rules.tables[name]
-        result: Z = z3.IntVal(0)
+        result: Z = T.num(0)
         defined: Z = FALSE
         for row in reversed(table.rows):
-            inside = z3.And(key >= row.low, key <= row.high)
-            result = z3.If(inside, z3.IntVal(row.value), result)
-            defined = z3.Or(inside, defined)
-        shown = z3.simplify(key)
-        where = f"{shown} players" if z3.is_int_value(shown) else "this index"
-        self.oblige(scope, z3.simplify(defined), f"table {name} ({table.cite}) has no row for {where}")
+            inside = T.and_(T.ge(key, row.low), T.le(key, row.high))
+            result = T.ite(inside, T.num(row.value), result)
+            defined = T.or_(inside, defined)
+        shown = T.value(key)
+        where = f"{shown} players" if shown is not None else "this index"
+        self.oblige(scope, defined, f"table {name} ({table.cite}) has no row for {where}")
         return IntV(result)
 
     # ------------------------------------------------------------ operators
     def unary(self, node: s.Unary, scope: Scope) -> SVal:
         inner = self.visit(node.operand, scope)
         if node.op == "not":
-            return BoolV(z3.Not(truth(inner, node.pos)))
+            return BoolV(T.not_(truth(inner, node.pos)))
         v = integer(inner, node.pos)
         return IntV(-v.term, v.none)
 
@@ -431,30 +450,30 @@ class Translator(ExprVisitor[SVal, Scope]):
         if op in ("and", "or"):
             a = truth(left, node.pos)
             # The engine evaluates the right operand only when the left one does not decide.
-            b = truth(self.visit(node.right, scope.under(a if op == "and" else z3.Not(a))), node.pos)
-            return BoolV(z3.And(a, b) if op == "and" else z3.Or(a, b))
+            b = truth(self.visit(node.right, scope.under(a if op == "and" else T.not_(a))), node.pos)
+            return BoolV(T.and_(a, b) if op == "and" else T.or_(a, b))
         right = self.visit(node.right, scope)
         if op == "==":
             return BoolV(equal(left, right, node.pos))
         if op == "!=":
-            return BoolV(z3.Not(equal(left, right, node.pos)))
+            return BoolV(T.not_(equal(left, right, node.pos)))
         if op == "in":
             return BoolV(self._member(left, right, node.pos))
         a, b = integer(left, node.pos), integer(right, node.pos)
-        both = z3.And(z3.Not(a.none), z3.Not(b.none))
+        both = T.and_(T.not_(a.none), T.not_(b.none))
         order = _ORDER.get(op)
         if order is not None:
-            return BoolV(z3.And(both, order(a.term, b.term)))
+            return BoolV(T.and_(both, order(a.term, b.term)))
         if op in ("//", "%"):
             # Arithmetic on none gives none before dividing: only two numbers can divide by zero.
-            self.oblige(scope, z3.Implies(both, b.term != 0), f"{node.pos}: division by zero")
-        return IntV(_ARITH[op](a.term, b.term), z3.Not(both))
+            self.oblige(scope, T.implies(both, T.ne(b.term, 0)), f"{node.pos}: division by zero")
+        return IntV(_ARITH[op](a.term, b.term), T.not_(both))
 
     def _member(self, item: SVal, container: SVal, pos: s.Pos) -> Z:
         if isinstance(container, ListV):
-            return z3.Or(False, *(z3.And(m, equal(item, x, pos)) for x, m in container.items))
+            return T.or_(False, *(T.and_(m, equal(item, x, pos)) for x, m in container.items))
         if isinstance(container, BagV) and isinstance(item, CardV):
-            return z3.Or(False, *(z3.And(item.term == i, c > 0) for i, c in enumerate(container.counts)))
+            return T.or_(False, *(T.and_(T.eq(item.term, i), T.gt(c, 0)) for i, c in enumerate(container.counts)))
         if isinstance(container, NoneV):
             return FALSE
         raise Unsupported(pos, f"'in' on a {container.kind()}")
@@ -462,14 +481,14 @@ class Translator(ExprVisitor[SVal, Scope]):
     def if_expr(self, node: s.IfExpr, scope: Scope) -> SVal:
         cond = truth(self.visit(node.cond, scope), node.pos)
         then = self.visit(node.then, scope.under(cond))
-        other = self.visit(node.other, scope.under(z3.Not(cond)))
+        other = self.visit(node.other, scope.under(T.not_(cond)))
         return merge(cond, then, other, node.pos)
 
     # ------------------------------------------------------------ binders
     def _items(self, domain: SVal, pos: s.Pos) -> list[tuple[SVal, Z, Z]]:
         """(item, present, multiplicity) of a finite domain."""
         if isinstance(domain, ListV):
-            return [(x, m, z3.IntVal(1)) for x, m in domain.items]
+            return [(x, m, T.num(1)) for x, m in domain.items]
         if isinstance(domain, BagV):
             return self.model.card_items(domain, pos)
         if isinstance(domain, NoneV):
@@ -489,16 +508,16 @@ class Translator(ExprVisitor[SVal, Scope]):
             return BoolV(self._all_any(node, items, self._in_order(domain), scope))
         bodies = [(self.visit(node.body, scope.under(m).bind(node.var, x)), m, w) for x, m, w in items]
         if kind == "count":
-            return IntV(z3.Sum(0, *(z3.If(z3.And(m, truth(b, node.pos)), w, 0) for b, m, w in bodies)))
+            return IntV(T.total([T.ite(T.and_(m, truth(b, node.pos)), w, 0) for b, m, w in bodies]))
         if kind == "sum":
             terms = []
             for b, m, w in bodies:
                 v = integer(b, node.pos)
-                if z3.is_int_value(w):  # an item of a list: counted when present
-                    terms.append(z3.If(z3.And(m, z3.Not(v.none)), w * v.term, 0))
+                if T.value(w) is not None:  # an item of a list: counted when present
+                    terms.append(T.ite(T.and_(m, T.not_(v.none)), w * v.term, 0))
                 else:  # a species of a bag: its multiplicity is 0 when absent
-                    terms.append(z3.If(v.none, 0, w * v.term))
-            return IntV(z3.Sum(0, *terms))
+                    terms.append(T.ite(v.none, 0, w * v.term))
+            return IntV(T.total(terms))
         return _extreme(kind, bodies, node.pos)
 
     def _all_any(self, node: s.Quant, items: list[tuple[SVal, Z, Z]], in_order: bool, scope: Scope) -> Z:
@@ -508,11 +527,11 @@ class Translator(ExprVisitor[SVal, Scope]):
         going: Z = TRUE  # no earlier item decided
         parts: list[Z] = []
         for x, m, _ in items:
-            inner = scope.under(z3.And(m, going) if in_order else m)
+            inner = scope.under(T.and_(m, going) if in_order else m)
             t = truth(self.visit(node.body, inner.bind(node.var, x)), node.pos)
-            parts.append(z3.Implies(m, t) if want else z3.And(m, t))
-            going = z3.And(going, z3.Implies(m, t if want else z3.Not(t)))
-        return z3.And(True, *parts) if want else z3.Or(False, *parts)
+            parts.append(T.implies(m, t) if want else T.and_(m, t))
+            going = T.and_(going, T.implies(m, t if want else T.not_(t)))
+        return T.and_(True, *parts) if want else T.or_(False, *parts)
 
     def first(self, node: s.First, scope: Scope) -> SVal:
         domain = self.visit(node.domain, scope)
@@ -530,10 +549,10 @@ class Translator(ExprVisitor[SVal, Scope]):
         found: Z = FALSE
         chosen: list[tuple[Z, SVal]] = []
         for x, m, _ in items:
-            inner = scope.under(z3.And(m, z3.Not(found)) if in_order else m)
-            hit = z3.And(m, truth(self.visit(node.cond, inner.bind(node.var, x)), node.pos))
+            inner = scope.under(T.and_(m, T.not_(found)) if in_order else m)
+            hit = T.and_(m, truth(self.visit(node.cond, inner.bind(node.var, x)), node.pos))
             chosen.append((hit, x))
-            found = z3.Or(found, hit)
+            found = T.or_(found, hit)
         result: SVal = NoneV()
         for hit, x in reversed(chosen):
             result = merge(hit, x, result, node.pos)
@@ -546,12 +565,12 @@ class Translator(ExprVisitor[SVal, Scope]):
         domain = self.visit(node.domain, scope)
         if isinstance(domain, BagV):
             items = self.model.card_items(domain, node.pos)
-            counts = tuple(z3.If(self._keeps(node, x, c > 0, scope), c, 0) for (x, _, c) in items)
+            counts = tuple(T.ite(self._keeps(node, x, T.gt(c, 0), scope), c, 0) for (x, _, c) in items)
             return BagV(counts)
         if isinstance(domain, ListV) and domain.orders:
             raise Unsupported(node.pos, "a filtered list whose order depends on the state")
         items = self._items(domain, node.pos)
-        return ListV(tuple((x, z3.And(m, self._keeps(node, x, m, scope))) for x, m, _ in items))
+        return ListV(tuple((x, T.and_(m, self._keeps(node, x, m, scope))) for x, m, _ in items))
 
     def _keeps(self, node: s.Filter, item: SVal, present: Z, scope: Scope) -> Z:
         return truth(self.visit(node.cond, scope.under(present).bind(node.var, item)), node.pos)
@@ -559,32 +578,30 @@ class Translator(ExprVisitor[SVal, Scope]):
 
 def _extreme(kind: str, bodies: list[tuple[SVal, Z, Z]], pos: s.Pos) -> SVal:
     """most / least: none when no item is present (as the engine's max/min of nothing)."""
-    best: Z = z3.IntVal(0)
+    best: Z = T.num(0)
     found: Z = FALSE
     for b, m, _ in bodies:
         v = integer(b, pos)
-        present = z3.And(m, z3.Not(v.none))
-        better = v.term > best if kind == "most" else v.term < best
-        best = z3.If(z3.And(present, z3.Or(z3.Not(found), better)), v.term, best)
-        found = z3.Or(found, present)
-    return IntV(best, z3.Not(found))
+        present = T.and_(m, T.not_(v.none))
+        better = T.gt(v.term, best) if kind == "most" else T.lt(v.term, best)
+        best = T.ite(T.and_(present, T.or_(T.not_(found), better)), v.term, best)
+        found = T.or_(found, present)
+    return IntV(best, T.not_(found))
 
 
 def floor_div(a: Z, b: Z) -> Z:
     """language/arith.py's floor division in SMT terms: SMT's `div` rounds so that the remainder is
     never negative, which is the floor for a positive divisor; a negative one is negated away."""
-    return z3.If(b > 0, a / b, (-a) / (-b))
+    return T.ite(T.gt(b, 0), a / b, (-a) / (-b))
 
 
 def floor_mod(a: Z, b: Z) -> Z:
     return a - b * floor_div(a, b)
 
 
-_ORDER: dict[str, Callable[[Z, Z], Z]] = {
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
-}
+_ORDER: dict[str, Callable[[Z, Z], Z]] = {"<": T.lt, "<=": T.le, ">": T.gt, ">=": T.ge}
 _ARITH: dict[str, Callable[[Z, Z], Z]] = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "//": floor_div, "%": floor_mod,
+    "+": T.add, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "//": floor_div, "%": floor_mod,
 }
 
 
@@ -604,13 +621,13 @@ def integer(v: SVal, pos: s.Pos) -> IntV:
     if isinstance(v, IntV):
         return v
     if isinstance(v, NoneV):
-        return IntV(z3.IntVal(0), TRUE)
+        return IntV(T.num(0), TRUE)
     raise Unsupported(pos, f"a {v.kind()} used as a number")
 
 
 def _flagged_equal(a: IntV | StrV | BoolV, b: IntV | StrV | BoolV) -> Z:
     an, bn = a.none, b.none
-    return z3.Or(z3.And(an, bn), z3.And(z3.Not(an), z3.Not(bn), a.term == b.term))
+    return T.or_(T.and_(an, bn), T.and_(T.not_(an), T.not_(bn), T.eq(a.term, b.term)))
 
 
 def equal(a: SVal, b: SVal, pos: s.Pos) -> Z:
@@ -623,7 +640,9 @@ def equal(a: SVal, b: SVal, pos: s.Pos) -> Z:
     if same and isinstance(a, (IntV, StrV, BoolV)) and isinstance(b, (IntV, StrV, BoolV)):
         return _flagged_equal(a, b)
     if same and isinstance(a, (PlayerV, CardV)) and isinstance(b, (PlayerV, CardV)):
-        return a.term == b.term
+        return T.eq(a.term, b.term)
+    if isinstance(a, SlotV) and isinstance(b, SlotV):
+        return T.and_(T.eq(a.player, b.player), T.or_(T.eq(a.player, NONE_ID), T.eq(a.number, b.number)))
     if isinstance(a, PlaceV) and isinstance(b, PlaceV):
         return _same_place(a, b)
     raise Unsupported(pos, f"compares a {a.kind()} with a {b.kind()}")
@@ -631,28 +650,31 @@ def equal(a: SVal, b: SVal, pos: s.Pos) -> Z:
 
 def _same_place(a: PlaceV, b: PlaceV) -> Z:
     if a.player is None or b.player is None:
-        return z3.BoolVal(a.player is None and b.player is None and a.pile == b.pile)
-    return a.player == b.player
+        return T.boolean(a.player is None and b.player is None and a.pile == b.pile)
+    return T.eq(a.player, b.player)
 
 
 def none_like(v: SVal) -> SVal:
     """The `none` of v's type (for a list: the list without items)."""
     if isinstance(v, IntV):
-        return IntV(z3.IntVal(0), TRUE)
+        return IntV(T.num(0), TRUE)
     if isinstance(v, StrV):
-        return StrV(z3.StringVal(""), TRUE)
+        # The sort of the string encoding the value's model uses (a string, or a number of an enumeration).
+        return StrV(T.num(0) if isinstance(v.term, z3.ArithRef) else z3.StringVal(""), TRUE)
     if isinstance(v, BoolV):
         return BoolV(FALSE, TRUE)
     if isinstance(v, PlayerV):
-        return PlayerV(z3.IntVal(NONE_ID))
+        return PlayerV(T.num(NONE_ID))
     if isinstance(v, CardV):
-        return CardV(z3.IntVal(NONE_ID))
+        return CardV(T.num(NONE_ID))
+    if isinstance(v, SlotV):
+        return SlotV(T.num(NONE_ID), T.num(0))
     if isinstance(v, ListV):
         return ListV(tuple((x, FALSE) for x, _ in v.items))
     if isinstance(v, BagV):
-        return BagV(tuple(z3.IntVal(0) for _ in v.counts))
+        return BagV(tuple(T.num(0) for _ in v.counts))
     if isinstance(v, PlaceV) and v.player is not None:
-        return PlaceV(player=z3.IntVal(NONE_ID))
+        return PlaceV(player=T.num(NONE_ID))
     return v
 
 
@@ -668,12 +690,14 @@ def merge(cond: Z, a: SVal, b: SVal, pos: s.Pos) -> SVal:
         raise Unsupported(pos, f"'if' gives a {a.kind()} or a {b.kind()}")
     if isinstance(a, (IntV, StrV, BoolV)):
         assert isinstance(b, (IntV, StrV, BoolV))
-        return type(a)(z3.If(cond, a.term, b.term), z3.If(cond, a.none, b.none))
+        return type(a)(T.ite(cond, a.term, b.term), T.ite(cond, a.none, b.none))
     if isinstance(a, (PlayerV, CardV)):
         assert isinstance(b, (PlayerV, CardV))
-        return type(a)(z3.If(cond, a.term, b.term))
+        return type(a)(T.ite(cond, a.term, b.term))
+    if isinstance(a, SlotV) and isinstance(b, SlotV):
+        return SlotV(T.ite(cond, a.player, b.player), T.ite(cond, a.number, b.number))
     if isinstance(a, BagV) and isinstance(b, BagV):
-        return BagV(tuple(z3.If(cond, x, y) for x, y in zip(a.counts, b.counts, strict=True)))
+        return BagV(tuple(T.ite(cond, x, y) for x, y in zip(a.counts, b.counts, strict=True)))
     if isinstance(a, ListV) and isinstance(b, ListV):
         return _merge_lists(cond, a, b, pos)
     if isinstance(a, PlaceV) and isinstance(b, PlaceV):
@@ -686,11 +710,11 @@ def _merge_lists(cond: Z, a: ListV, b: ListV, pos: s.Pos) -> ListV:
     order, when either list's depends on the state, is the chosen list's."""
     if len(a.items) != len(b.items):
         raise Unsupported(pos, "'if' between lists of different lengths")
-    items = tuple((merge(cond, x, y, pos), z3.If(cond, m, n)) for (x, m), (y, n) in zip(a.items, b.items, strict=True))
+    items = tuple((merge(cond, x, y, pos), T.ite(cond, m, n)) for (x, m), (y, n) in zip(a.items, b.items, strict=True))
     if not a.orders and not b.orders:
         return ListV(items)
-    orders = tuple((z3.And(cond, c), lst) for c, lst in (a.orders or ((TRUE, a),)))
-    orders += tuple((z3.And(z3.Not(cond), c), lst) for c, lst in (b.orders or ((TRUE, b),)))
+    orders = tuple((T.and_(cond, c), lst) for c, lst in (a.orders or ((TRUE, a),)))
+    orders += tuple((T.and_(T.not_(cond), c), lst) for c, lst in (b.orders or ((TRUE, b),)))
     return ListV(items, orders)
 
 
@@ -698,5 +722,5 @@ def _merge_places(cond: Z, a: PlaceV, b: PlaceV, pos: s.Pos) -> PlaceV:
     if a.player is None and b.player is None and a.pile == b.pile:
         return a
     if a.player is not None and b.player is not None:
-        return PlaceV(player=z3.If(cond, a.player, b.player))
+        return PlaceV(player=T.ite(cond, a.player, b.player))
     raise Unsupported(pos, "'if' between a pile and a hand")

@@ -36,17 +36,21 @@ from ..engine.engine import Engine
 from ..engine.move import Move
 from ..engine.state import State
 from ..language import syntax as s
-from ..language.errors import BaoError, write_output
+from ..language.errors import BaoError, check_writable, write_output
 from ..language.load import load_ruleset
-from ..language.paths import default_rules_dir
+from ..language.paths import default_rules_dir, default_scenarios_dir, shown_path
 from ..language.ruleset import Ruleset
+from ..language.small_deck import small_deck
 from ..language.terminal import emit as show_line
 from ..language.terminal import progress
+from ..language.text import plural
 from ..play.explore import Failure, Report, explore, failure_scenario
+from ..play.tables import DEFAULT_TABLE_DEPTH, Start, TablesReport, explore_tables, scenario_tables
 from ..scenarios.parser import parse_scenario_text
 from ..scenarios.runner import check_invariants
 from ..scenarios.setup import build_table
 from ..scenarios.syntax import Table
+from .bmc import RULES_RUN, BmcReport, Finding, InductionReport, bmc, induction, properties
 from .distribution import Outcome, StateCex, prove_state
 from .placement import prove_placement, reads_places, transitions
 from .report import (
@@ -58,8 +62,9 @@ from .report import (
     result_lines,
     scenario_header,
     scenario_table,
-    shown_path,
 )
+from .trace import trace_scenario
+from .translate import Unsupported
 
 EXIT_OK, EXIT_FAIL = 0, 1
 
@@ -73,7 +78,7 @@ def prove(rules: Ruleset, inv: s.InvariantDecl, players: int) -> Outcome:
 # The defaults of the search: every allowed player count in well under the minute verify may take.
 DEFAULT_DEPTH = 12
 DEFAULT_DEALS = 1
-DEFAULT_STATES = 3_500  # per player count: the search reports the deepest depth it judged completely
+DEFAULT_STATES = 3_000  # per player count: the search reports the deepest depth it judged completely
 Property = s.InvariantDecl | s.ProgressDecl
 
 
@@ -85,7 +90,12 @@ class Searches:
     depth: int
     deals: int
     states: int = DEFAULT_STATES
+    tables: Path | None = None  # the scenarios whose tables are searched too (None: none)
+    table_depth: int = DEFAULT_TABLE_DEPTH
     done: dict[int, Report] = field(default_factory=dict)
+    from_tables: dict[int, TablesReport] = field(default_factory=dict)
+    _starts: dict[int, list[Start]] | None = None
+    _skipped: int = 0
 
     def report(self, players: int) -> Report:
         if players not in self.done:
@@ -94,14 +104,83 @@ class Searches:
             self.done[players] = explore(self.rules, players, self.depth, self.deals, max_states=self.states)
         return self.done[players]
 
+    def tables_report(self, players: int) -> TablesReport | None:
+        if self.tables is None or self.table_depth < 1:
+            return None
+        if players not in self.from_tables:
+            eng = Engine(self.rules)
+            if self._starts is None:
+                self._starts, self._skipped = scenario_tables(eng, self.tables)
+            starts = self._starts.get(players, [])
+            print(f"  ... exploring from {plural(len(starts), 'scenario table')} of {players} players: "
+                  f"depth {self.table_depth} at most", flush=True)
+            report = explore_tables(eng, starts, players, self.table_depth)
+            report.skipped = self._skipped
+            self.from_tables[players] = report
+        return self.from_tables[players]
+
+
+BMC_WORK = 8  # the default bound of bounded model checking is BMC_WORK // players moves (at least 1)
+
+
+def default_bmc_depth(players: int) -> int:
+    """Each step of the relation grows with the players (their moves, their slots): fewer moves for more."""
+    return max(1, BMC_WORK // players)
+
+
+@dataclass
+class Relations:
+    """The transition relation's verdicts per player count: bounded model checking, induction when asked."""
+
+    rules: Ruleset
+    depth: int | None  # None: default_bmc_depth
+    seconds: float | None
+    induction: bool
+    skip: frozenset[str]
+    done: dict[int, Transitions] = field(default_factory=dict)
+
+    def report(self, players: int) -> Transitions:
+        if players not in self.done:
+            self.done[players] = self._judge(players)
+        return self.done[players]
+
+    def _judge(self, players: int) -> Transitions:
+        small = small_deck(self.rules, players)
+        depth = self.depth if self.depth is not None else default_bmc_depth(players)
+        print(f"  ... bounded model checking with {players} players: {depth} moves at most", flush=True)
+        try:
+            found = bmc(small, players, depth, self.seconds if self.seconds is not None else float("inf"),
+                        skip=self.skip, progress=lambda k, secs: print(f"      depth {k} judged ({secs:.1f}s)",
+                                                                      flush=True))
+        except Unsupported as err:
+            return Transitions(None, None, str(err))
+        inductive = None
+        if self.induction:
+            print(f"  ... induction with {players} players", flush=True)
+            open_labels = {p.label for p in properties(small, self.skip) if p.label not in found.findings}
+            inductive = induction(small, players, open_labels)
+        return Transitions(found, inductive, "")
+
+
+@dataclass
+class Transitions:
+    bmc: BmcReport | None
+    induction: InductionReport | None
+    error: str  # why the relation cannot follow these rules ("" when it can)
+
 
 def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, deals: int = DEFAULT_DEALS,
-               states: int = DEFAULT_STATES,
-               done: Callable[[Result], None] = lambda r: None) -> tuple[list[Result], dict[str, Method]]:
-    """Judge every property for every player count; `done` hears of each result as it comes."""
+               states: int = DEFAULT_STATES, done: Callable[[Result], None] = lambda r: None,
+               bmc_depth: int | None = None, bmc_seconds: float | None = None,
+               with_induction: bool = False, tables: Path | None = None, table_depth: int = DEFAULT_TABLE_DEPTH,
+               ) -> tuple[list[Result], dict[str, Method], dict[int, Transitions], Searches]:
+    """Judge every property for every player count; `done` hears of each result as it comes. `tables`:
+    the scenarios whose tables the engine's search starts from too (None: only the deals)."""
     results: list[Result] = []
     methods: dict[str, Method] = {}
-    searches = Searches(rules, depth, deals, states)
+    searches = Searches(rules, depth, deals, states, tables, table_depth)
+    skip = frozenset(i.ident for i in rules.invariants.values() if over_states(i) and not i.reachable)
+    relations = Relations(rules, bmc_depth, bmc_seconds, with_induction, skip)
     props: list[Property] = [*rules.invariants.values(), *rules.progress.values()]
     for prop in props:
         reads: list[str] = []
@@ -113,10 +192,11 @@ def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, de
                 results.append(Result(prop, n, outcome))
             else:
                 explored = True
-                results.append(Result(prop, n, judged(prop, searches.report(n), outcome)))
+                results.append(Result(prop, n, judged(prop, searches.report(n), relations.report(n), outcome,
+                                                      searches.tables_report(n))))
             done(results[-1])
         methods[prop.ident] = Method(method_kind(prop, explored), reads)
-    return results, methods
+    return results, methods, relations.done, searches
 
 
 def over_states(prop: Property) -> TypeGuard[s.InvariantDecl]:
@@ -141,26 +221,70 @@ def label_of(prop: Property) -> str:
     return f"{'invariant' if isinstance(prop, s.InvariantDecl) else 'progress'} {prop.ident}"
 
 
-def judged(prop: Property, report: Report, over_every_state: Outcome | None) -> Outcome:
-    """The search's verdict on a property, with what Z3 said over every state (when it was asked)."""
-    failure = report.failures.get(label_of(prop))
+def judged(prop: Property, report: Report, relation: Transitions, over_every_state: Outcome | None,
+           tables: TablesReport | None = None) -> Outcome:
+    """The verdict on a claim about reached states or moves: the relation's (a violation with its trace,
+    inductive, bounded to k moves) and the engine's search (a violation, the depth it reached)."""
+    label = label_of(prop)
+    finding = relation.bmc.findings.get(label) if relation.bmc is not None else None
+    if finding is not None and finding.confirmed:
+        return Outcome("violated", relation.bmc.seconds if relation.bmc else 0.0,
+                       f"{finding.message}; Z3 finds it {finding.depth} moves after a deal: {finding.moves_text()}",
+                       trace=finding)
+    failure = report.failures.get(label)
     if failure is not None:
         return Outcome("violated", report.seconds, f"{failure.message}; reached {failure.depth} moves after the "
                        f"deal of seed {failure.seed}: " + " / ".join(failure.moves), trace=failure)
-    if report.complete < 0:
-        return Outcome("unknown", report.seconds, "the search stopped before it judged a whole depth")
-    reach = "every reachable state of the round" if report.exhausted else \
-        f"every state and move reached within {report.complete} moves of {report.deals} seeded deal(s)"
-    detail = f"holds in {reach} ({report.states:,} states, deck {report.deck})"
+    from_table = tables.failures.get(label) if tables is not None else None
+    if from_table is not None:
+        where, failure = from_table
+        return Outcome("violated", tables.seconds if tables else 0.0, f"{failure.message}; reached "
+                       f"{failure.depth} moves from the table of {where}: " + " / ".join(failure.moves),
+                       trace=failure)
+    if finding is not None:
+        return Outcome("unknown", 0.0, f"the prover and the engine disagree: {finding.disagreement or finding.message}")
+    parts = [relation_detail(label, relation), search_detail(report), tables_detail(tables)]
     if over_every_state is not None and over_every_state.status == "violated":
-        detail += "; over arbitrary states Z3 finds a counterexample, a state no explored round reaches"
-    elif over_every_state is not None and over_every_state.detail:
-        detail += f"; Z3 over arbitrary states: {over_every_state.status} ({over_every_state.detail})"
-    return Outcome("explored", report.seconds, detail)
+        parts.append("over arbitrary states Z3 finds a counterexample, a state no round reaches")
+    status = "inductive" if relation.induction is not None and label in relation.induction.inductive else \
+        "bounded" if relation.bmc is not None and relation.bmc.depth >= 0 else \
+        "explored" if report.complete >= 0 else "unknown"
+    return Outcome(status, report.seconds, "; ".join(p for p in parts if p))
 
 
-STATUSES = ("proved", "explored", "violated", "unknown")
-STATUS_STYLES = {"proved": "pass", "explored": "pass", "violated": "fail", "unknown": "warn"}
+def relation_detail(label: str, relation: Transitions) -> str:
+    if relation.bmc is None:
+        return relation.error
+    b = relation.bmc
+    if b.depth < 0:
+        return "Z3 judged no depth in its time"
+    text = f"bounded to {b.depth} move{'s' if b.depth != 1 else ''} (Z3 over every deal of the small deck)"
+    if b.bound_reached:
+        text += f"; a state beyond the encoding's bounds is reachable at depth {b.depth + 1}"
+    if relation.induction is not None and label in relation.induction.inductive:
+        text = "inductive (Z3: one step from any state of the encoding that satisfies the inductive invariants); " \
+               + text
+    return text
+
+
+def search_detail(report: Report) -> str:
+    if report.complete < 0:
+        return "the search stopped before it judged a whole depth"
+    reach = "every reachable state of the round" if report.exhausted else \
+        f"explored to depth {report.complete} of {report.deals} seeded deal(s)"
+    return f"{reach} ({report.states:,} states, deck {report.deck.split(' (')[0]})"
+
+
+def tables_detail(tables: TablesReport | None) -> str:
+    if tables is None or not tables.tables:
+        return ""
+    return (f"explored to depth {tables.depth} from {plural(tables.tables, 'scenario table')} "
+            f"({tables.states:,} states, the full deck)")
+
+
+STATUSES = ("proved", "inductive", "bounded", "explored", "violated", "unknown")
+STATUS_STYLES = {"proved": "pass", "inductive": "pass", "bounded": "pass", "explored": "pass", "violated": "fail",
+                 "unknown": "warn"}
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -173,6 +297,9 @@ def run_verify(args: argparse.Namespace) -> int:
     states = getattr(args, "states", DEFAULT_STATES)
     if depth < 0 or deals < 1 or states < 1:
         raise BaoError("verify needs a depth of at least 0, at least one deal and a positive number of states")
+    for output in (args.emit_scenario, getattr(args, "docs", None)):
+        if output:
+            check_writable(Path(output))
     if not rules.invariants and not rules.progress:
         print(f"rules {directory}: no invariant declared")
         return EXIT_OK
@@ -187,18 +314,52 @@ def run_verify(args: argparse.Namespace) -> int:
         advance(1)
 
     with progress("properties", (len(rules.invariants) + len(rules.progress)) * len(counts)) as advance:
-        results, methods = verify_all(rules, counts, depth, deals, states, show)
-    bad = [r for r in results if r.outcome.status in ("violated", "unknown")]
+        results, methods, relations, searches = verify_all(rules, counts, depth, deals, states, show,
+                                                           getattr(args, "bmc_depth", None),
+                                                           getattr(args, "bmc_seconds", None),
+                                                           getattr(args, "induction", False), tables_dir(args),
+                                                           getattr(args, "table_depth", DEFAULT_TABLE_DEPTH))
+    broken_relation = [line for n, t in relations.items() for line, bad in relation_lines(n, t) if bad]
+    for n, tr in relations.items():
+        for line, failed in relation_lines(n, tr):
+            show_line(line, "fail" if failed else None)
+    failing_rules = rules_failures(searches)
+    for players, where, failure in failing_rules:
+        show_line(f"violated  a move the rules cannot carry out with {players} players, reached {failure.depth} "
+                  f"moves {where}: " + " / ".join(failure.moves), "fail")
+    bad = [r for r in results if r.outcome.status in ("violated", "unknown")] + broken_relation + failing_rules
     tally = {k: sum(1 for r in results if r.outcome.status == k) for k in STATUSES}
     print(f"{len(rules.invariants) + len(rules.progress)} properties x {len(counts)} player counts: "
-          + ", ".join(f"{v} {k}" for k, v in tally.items()) + f" in {time.perf_counter() - began:.2f}s")
+          + ", ".join(f"{v} {k}" for k, v in tally.items()) + f" in {time.perf_counter() - began:.2f}s"
+          + (f"; {plural(len(broken_relation) + len(failing_rules), 'failure')} beyond the properties (above)"
+             if broken_relation or failing_rules else ""))
     if args.emit_scenario:
-        write_counterexample(eng, results, Path(args.emit_scenario))
+        write_counterexample(eng, results, Path(args.emit_scenario), relations, failing_rules)
     docs = getattr(args, "docs", None)
     if docs:
         write_output(Path(docs), invariants_markdown(rules, directory, results, methods))
         print(f"wrote {docs}")
     return EXIT_FAIL if bad else EXIT_OK
+
+
+def relation_lines(players: int, t: Transitions) -> list[tuple[str, bool]]:
+    """What the relation found beyond the declared properties: a rule that fails, a bound reached, a
+    disagreement with the engine (each line with whether it is a failure)."""
+    if t.bmc is None:
+        return [(f"relation  {players} players: {t.error}", True)]
+    b = t.bmc
+    out = [(f"relation  {players} players: bounded model checking to {plural(b.depth, 'move')} in {b.seconds:.1f}s"
+            f" ({b.refinements} refinement(s) by the engine's choices)", False)]
+    rules_run = b.findings.get(RULES_RUN)
+    if rules_run is not None:
+        out.append((f"violated  a move the rules cannot carry out, {rules_run.depth} moves after a deal: "
+                    f"{rules_run.moves_text()}",
+                    True))
+    if b.bound_reached:
+        out.append((f"bounded   the encoding's bounds are reached at depth {b.depth + 1}: deeper is not judged",
+                    False))
+    out += [(f"disagree  {d}", True) for d in b.disagreements]
+    return out
 
 
 def invariants_markdown(rules: Ruleset, directory: Path, results: list[Result], methods: dict[str, Method]) -> str:
@@ -211,8 +372,17 @@ def invariants_doc(directory: Path) -> str:
     """docs/invariants.md for a rules directory, judged with verify's defaults for every player count."""
     rules = load_ruleset(directory)
     Engine(rules)  # an unknown name is bad input, as in `baobei verify`
-    results, methods = verify_all(rules, check_players(rules, None))
+    results, methods, _, _ = verify_all(rules, check_players(rules, None), tables=default_scenarios_dir())
     return invariants_markdown(rules, directory, results, methods)
+
+
+def tables_dir(args: argparse.Namespace) -> Path | None:
+    """The scenarios whose tables the search starts from: --tables, else the project's scenarios."""
+    given = getattr(args, "tables", None)
+    path = Path(given) if given else default_scenarios_dir()
+    if given and not path.exists():
+        raise BaoError(f"{path}: no such scenario file or directory (--tables)")
+    return path
 
 
 def display_path(directory: Path) -> str:
@@ -222,11 +392,33 @@ def display_path(directory: Path) -> str:
 # ---------------------------------------------------------------- counterexample scenarios
 
 
-def write_counterexample(eng: Engine, results: list[Result], target: Path) -> None:
+def rules_failures(searches: Searches) -> list[tuple[int, str, Failure]]:
+    """The legal moves the engine's searches could not carry out (a rule covering a card, say): by player
+    count, where the search began, and the failure; no property names them, so they are listed apart."""
+    out: list[tuple[int, str, Failure]] = []
+    for n, report in sorted(searches.done.items()):
+        failure = report.failures.get(RULES_RUN)
+        if failure is not None:
+            out.append((n, f"after the deal of seed {failure.seed}", failure))
+    for n, tables in sorted(searches.from_tables.items()):
+        found = tables.failures.get(RULES_RUN)
+        if found is None or any(players == n for players, _, _ in out):
+            continue  # one way there per player count: the one from a deal, when there is one
+        out.append((n, f"from the table of {found[0]}", found[1]))
+    return out
+
+
+def write_counterexample(eng: Engine, results: list[Result], target: Path,
+                         relations: dict[int, Transitions] | None = None,
+                         failing_rules: list[tuple[int, str, Failure]] | None = None) -> None:
     """Write the first violation as a scenario (a reached one: the moves from the deal; one over every
     state: its counterexample table); say so when there is none."""
     for r in results:
         cex, trace = r.outcome.cex, r.outcome.trace
+        if r.outcome.status == "violated" and isinstance(trace, Finding):
+            write_output(target, finding_scenario(trace, r.players))
+            print(f"wrote {target}: the moves that break {r.inv.ident} with {r.players} players (Z3's trace)")
+            return
         if r.outcome.status == "violated" and isinstance(trace, Failure):
             write_output(target, failure_scenario(trace, trace_deck(eng.rules, r.players)))
             print(f"wrote {target}: the moves that break {r.inv.ident} with {r.players} players")
@@ -236,7 +428,36 @@ def write_counterexample(eng: Engine, results: list[Result], target: Path) -> No
             write_output(target, text)
             print(f"wrote {target}: the counterexample to {r.inv.ident} with {r.players} players ({how})")
             return
+    for n, t in (relations or {}).items():
+        found = t.bmc.findings.get(RULES_RUN) if t.bmc is not None else None
+        if found is not None and found.confirmed:
+            write_output(target, finding_scenario(found, n))
+            print(f"wrote {target}: the moves after which the rules fail with {n} players (Z3's trace)")
+            return
+    for n, _, failure in failing_rules or []:
+        write_output(target, failure_scenario(failure, trace_deck(eng.rules, n)))
+        print(f"wrote {target}: the moves after which the rules fail with {n} players")
+        return
     print(f"no state counterexample to write to {target}")
+
+
+def finding_scenario(found: Finding, players: int) -> str:
+    """A BMC trace as a scenario that replays the violation with the rules it was found with."""
+    from ..language.small_deck import describe
+    from ..scenarios.write import invariant_expectation
+
+    eng = Engine(found.rules)
+    prop = found.prop
+    depth = found.depth
+    when = f"{depth} moves after a deal" if depth else "in the deal"
+    expectation = ""
+    if depth == 0 and isinstance(prop.decl, s.InvariantDecl):
+        expectation = invariant_expectation(prop.decl)
+    comment = [f"Written by `baobei verify` (bounded model checking): {found.message}.",
+               f"Z3 found it {when} with {players} players, deck {describe(found.rules)}; it chose the deal",
+               "and the draws. Replayed with the rules that produced it, the last step fails."]
+    cite = str(prop.decl.cite) if prop.decl is not None else ""
+    return trace_scenario(eng, found.trace, f"BMC: {prop.label} fails {when}", comment, cite, expectation)
 
 
 def trace_deck(rules: Ruleset, players: int) -> str:

@@ -183,6 +183,9 @@ class ScenarioBuilder(SourceBuilder):
     def simultaneous(self, meta: Any, *calls: sc.DoMove) -> sc.Step:
         return sc.Simultaneous(self._p(meta), calls)
 
+    def draws(self, meta: Any, *cards: Token) -> sc.Step:
+        return sc.Draws(self._p(meta), tuple(str(c) for c in cards))
+
     def reject(self, meta: Any, player: Token, move: Token, *rest: Any) -> sc.Step:
         *args, cite = rest
         return sc.Reject(self._p(meta), str(player), str(move), tuple(args), cite)

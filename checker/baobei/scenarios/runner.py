@@ -21,6 +21,7 @@ from ..language.load import load_ruleset
 from ..language.paths import default_rules_dir
 from ..language.source import Citation, Pos
 from . import syntax as sc
+from .draws import DrawUnavailable, forced
 from .expectations import check_expectation
 from .setup import build_table, to_move
 
@@ -134,11 +135,22 @@ class Replay:
             return self._reject(step)
         if isinstance(step, sc.Simultaneous):
             return self._simultaneous(step)
+        if isinstance(step, sc.Draws):
+            return self._draws(step)
         assert isinstance(step, sc.Expect)
         message = self._said(step.args[0]) if step.kind == "said" else check_expectation(self.eng, self.st, step)
         self.trace.append(TraceEntry(step.pos, f"expect {step.text.removeprefix('expect ')}"
                                      + ("" if message is None else "  -> FAILED")))
         return None if message is None else Failure(step.pos, step.text, message)
+
+    def _draws(self, step: sc.Draws) -> Failure | None:
+        unknown = [c for c in step.cards if c not in self.eng.rules.species]
+        if unknown:
+            raise ScenarioError(step.pos, f"unknown species {', '.join(unknown)}; the deck has: "
+                                f"{', '.join(self.eng.rules.species)}")
+        forced(self.st).name(list(step.cards))
+        self.trace.append(TraceEntry(step.pos, "draws " + ", ".join(step.cards)))
+        return None
 
     def _said(self, words: str) -> str | None:
         """Whether the rules said these words (a `say` of the rules) at the latest move."""
@@ -166,6 +178,8 @@ class Replay:
             events = self.eng.push(self.st, move)
         except EngineError as err:
             return Failure(pos, text, f"{RULES_FAILED}: {err}")
+        except DrawUnavailable as err:
+            return Failure(pos, text, str(err))
         entry = TraceEntry(pos, text, events)
         if self.snapshots:
             entry.table = render_table(self.eng, self.st)

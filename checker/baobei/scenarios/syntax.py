@@ -78,6 +78,13 @@ class Simultaneous(Step):
 
 
 @dataclass(frozen=True)
+class Draws(Step):
+    """The next draws from the draw pile give these species, in order (a shuffle's outcome, written down)."""
+
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Reject(Step):
     player: str
     move: str

@@ -1,0 +1,171 @@
+"""The Z3 transition relation (proofs/relation.py): bounded model checking, induction, and the engine
+and the prover checking each other.
+
+- Engine to prover: every move of seeded random play is a step of the relation with the engine's
+  state after it (proofs/agreement.py).
+- Prover to engine: a path Z3 chooses, and every violation it finds, replays in the engine to the
+  same states and the same violation (proofs/trace.py); their disagreements are counted, and must be 0.
+- Planted bugs (tests/planted.py): the relation finds each within the depth the engine's search needs,
+  and the scenario it writes fails the same way when `baobei check` replays it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import z3  # type: ignore[import-untyped]
+from baobei.cli import main
+from baobei.engine.engine import Engine
+from baobei.language.load import load_ruleset
+from baobei.language.paths import default_rules_dir
+from baobei.language.small_deck import small_deck
+from baobei.proofs import terms as T
+from baobei.proofs.agreement import agreement
+from baobei.proofs.bmc import RULES_RUN, Unrolling, bmc, search
+from baobei.proofs.relation import Relation
+from baobei.proofs.trace import read_trace, replay
+from baobei.proofs.translate import Unsupported
+from baobei.proofs.verify import finding_scenario
+from planted import ALL
+
+
+def small(players: int, rules_dir: Path | None = None) -> object:
+    return small_deck(load_ruleset(rules_dir or default_rules_dir()), players)
+
+
+def test_every_engine_move_is_a_step_of_the_relation() -> None:
+    assert agreement(small(2), 2, moves=12, seed=5) == []  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_long_random_play_agrees_with_the_relation(players: int) -> None:
+    assert agreement(small(players), players, moves=300, seed=players) == []  # type: ignore[arg-type]
+
+
+def test_a_path_z3_chooses_replays_in_the_engine() -> None:
+    """Six moves, none a stutter, a turn ended at the last (the four looks of the initial peek come first):
+    the engine replays the path to the same states."""
+    rules = small(2)
+    unrolling = Unrolling(rules, 2)  # type: ignore[arg-type]
+    for _ in range(6):
+        unrolling.extend()
+    solver = unrolling.solver
+    solver.add(*[T.not_(step.stutter) for step in unrolling.steps])
+    solver.add(T.ne(unrolling.states[-1][("turn",)], unrolling.states[0][("turn",)]))
+    assert solver.check() == z3.sat
+    trace = read_trace(unrolling.eng, unrolling.layout, solver.model(), unrolling.states, unrolling.steps)
+    assert len(trace.steps) == 6 and trace.steps[-1].move.name in ("end_turn", "bao")
+    replayed = replay(unrolling.eng, trace)
+    assert replayed.disagreement == "" and replayed.failure == ""
+    assert len(replayed.states) == 7
+
+
+def test_bounded_model_checking_of_the_rules_finds_nothing() -> None:
+    report = bmc(small(2), 2, depth=3, seconds=600)  # type: ignore[arg-type]
+    assert report.depth == 3
+    assert report.findings == {} and report.disagreements == []
+
+
+def test_a_bound_of_the_encoding_is_reported_not_skipped() -> None:
+    """With fewer slots than the deal fills, the deal itself needs a slot the encoding lacks: the state is
+    flagged beyond the bounds (bmc reports it as a bound reached), not silently cut."""
+    rules = small(2)
+    report = bmc(rules, 2, depth=2, seconds=60, slots=4)  # type: ignore[arg-type]
+    assert report.bound_reached and report.depth == 0
+
+
+def test_a_construct_the_relation_cannot_follow_is_named(make_variant: object, capsys: object) -> None:
+    variant = make_variant(("04_pluck.bao", "attempts 1 open 1", "attempts 1 open 2"))  # type: ignore[operator]
+    rules = small_deck(load_ruleset(variant), 2)
+    with pytest.raises(Unsupported, match="more than one open window"):
+        Relation(rules, 2).step(Unrolling(rules, 2).states[0], 0)
+    main(["verify", "--rules", str(variant), "--players", "2", "--bmc-depth", "1", "--states", "50", "--depth", "1"])
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "the transition relation cannot follow these rules: " in out and "more than one open window" in out
+
+
+# ---------------------------------------------------------------- planted bugs
+
+FAST = ["deal_seven_more", "no_shuffle", "look_without_limit"]  # take_covers: through verify, below
+SLOW = [name for name in ALL if name not in FAST and ALL[name].depth <= 9]
+
+
+def found(make_variant: object, name: str) -> tuple[object, object]:
+    planted = ALL[name]
+    rules = small_deck(load_ruleset(make_variant(*planted.edits)), 2)  # type: ignore[operator]
+    report = search(rules, 2, planted.depth, {planted.expected})
+    finding = report.findings.get(planted.expected)
+    assert finding is not None, f"{name}: nothing found within {planted.depth} moves"
+    assert finding.confirmed and report.disagreements == [], report.disagreements
+    assert finding.depth <= planted.depth
+    return finding, rules
+
+
+def replays_to_the_same_failure(finding: object, rules_dir: Path, tmp_path: Path, capsys: object) -> None:
+    target = tmp_path / "trace.scenario"
+    target.write_text(finding_scenario(finding, 2), encoding="utf-8")  # type: ignore[arg-type]
+    assert main(["check", "--rules", str(rules_dir), "-q", str(target)]) == 1
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    label = finding.prop.label  # type: ignore[attr-defined]
+    # A violation in the deal itself is shown by an expectation evaluating the invariant (no move judges it).
+    expected = "the rules failed" if label == RULES_RUN else "actual false" if finding.depth == 0 \
+        else label.split()[-1]  # type: ignore[attr-defined]
+    assert expected in out, out
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_a_planted_bug_is_found_and_its_trace_replays(name: str, make_variant: object, tmp_path: Path,
+                                                      capsys: object) -> None:
+    finding, _ = found(make_variant, name)
+    replays_to_the_same_failure(finding, make_variant(*ALL[name].edits), tmp_path, capsys)  # type: ignore[operator]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SLOW)
+def test_a_deeper_planted_bug_is_found_and_its_trace_replays(name: str, make_variant: object, tmp_path: Path,
+                                                             capsys: object) -> None:
+    finding, _ = found(make_variant, name)
+    replays_to_the_same_failure(finding, make_variant(*ALL[name].edits), tmp_path, capsys)  # type: ignore[operator]
+
+
+def test_verify_reports_the_relation(capsys: object) -> None:
+    assert main(["verify", "--players", "2", "--bmc-depth", "2", "--states", "200", "--depth", "4"]) == 0
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "relation  2 players: bounded model checking to 2 moves" in out
+    assert "bounded   peek_limit" in out and "bounded to 2 moves" in out
+
+
+def test_verify_fails_on_a_rule_that_fails(make_variant: object, capsys: object, tmp_path: Path) -> None:
+    """The planted take_covers bug, through the whole command: found at depth 5, its trace replays."""
+    variant = make_variant(*ALL["take_covers"].edits)  # type: ignore[operator]
+    target = tmp_path / "found.scenario"
+    code = main(["verify", "--rules", str(variant), "--players", "2", "--bmc-depth", "5", "--states", "100",
+                 "--depth", "2", "--emit-scenario", str(target)])
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert code == 1
+    assert "a move the rules cannot carry out, 5 moves after a deal" in out and "take " in out
+    assert main(["check", "--rules", str(variant), "-q", str(target)]) == 1
+    assert "the rules failed" in capsys.readouterr().out  # type: ignore[attr-defined]
+
+
+def test_verify_fails_on_a_rule_the_engine_search_finds_failing(make_variant: object, capsys: object,
+                                                                 tmp_path: Path) -> None:
+    """Below the relation's bound, the engine's search finds the same failing rule; no property names it,
+    it is listed apart, fails the run, and its scenario replays."""
+    variant = make_variant(*ALL["take_covers"].edits)  # type: ignore[operator]
+    target = tmp_path / "found.scenario"
+    code = main(["verify", "--rules", str(variant), "--players", "2", "--bmc-depth", "1", "--states", "300",
+                 "--depth", "6", "--table-depth", "0", "--emit-scenario", str(target)])
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert code == 1
+    assert "violated  a move the rules cannot carry out with 2 players, reached 5 moves after the deal" in out
+    assert "1 failure beyond the properties" in out
+    assert main(["check", "--rules", str(variant), "-q", str(target)]) == 1
+    assert "the rules failed" in capsys.readouterr().out  # type: ignore[attr-defined]
+
+
+def test_the_engine_of_a_trace_is_the_small_deck() -> None:
+    rules = small(2)
+    assert len(Engine(rules).facts) == 15  # type: ignore[arg-type]  # one card of every species

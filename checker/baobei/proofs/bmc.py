@@ -180,8 +180,12 @@ class Unrolling:
         and whether the depth was judged completely (no timeout)."""
         formulas = {p.label: f for p in open_props if (f := self.holds(p, k)) is not None}
         pending = dict(formulas)
+        deadline = time.perf_counter() + timeout_ms / 1000  # for the whole depth, refinements included
         while pending:
-            self.solver.set("timeout", max(1, timeout_ms))
+            left_ms = int((deadline - time.perf_counter()) * 1000)
+            if left_ms <= 0:
+                return [], False
+            self.solver.set("timeout", left_ms)
             answer = self.solver.check(T.or_(*[T.not_(f) for f in pending.values()]))
             if answer == z3.unknown:
                 return [], False

@@ -170,6 +170,25 @@ def test_the_phases_are_declared_once(default_engine: Engine) -> None:
         parse_and_file('phases turn, turn § 2.1\n')
 
 
+@pytest.mark.parametrize(("file", "old", "new", "message"), [
+    ("04_pluck.bao", "  with target: slot, gift: own_slot?, place: free_slot?\n",
+     "  with target: slot, gift: own_slot?, target: free_slot?\n",
+     "move 'pluck': the argument 'target' is named twice"),
+    ("04_pluck.bao", "routine give(gift: slot, target: slot)", "routine give(gift: slot, gift: slot)",
+     "routine 'give': the parameter 'gift' is named twice"),
+    ("01_deck.bao", "define matches(a: card, b: card)", "define matches(a: card, a: card)",
+     "definition 'matches': the parameter 'a' is named twice"),
+])
+def test_a_name_given_twice_in_one_signature_is_refused(make_variant: MakeVariant, file: str, old: str, new: str,
+                                                       message: str) -> None:
+    # The second binding would hide the first: whichever the engine kept, the other argument is lost.
+    rules = make_variant((file, old, new))
+    with pytest.raises(RulesError) as err:
+        load_ruleset(rules)
+    assert message in err.value.message
+    assert err.value.pos.file.endswith(file)
+
+
 def parse_and_file(text: str) -> None:
     from baobei.language.ruleset import Ruleset, file_declarations
 

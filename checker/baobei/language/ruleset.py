@@ -176,11 +176,15 @@ def _add(rules: Ruleset, decl: s.Decl) -> None:
             _unique(rules.variables, decl.name, decl, "variable")  # type: ignore[arg-type]
             rules.variables[decl.name] = decl
         case s.DefineDecl():
+            _no_repeats(tuple(f.name for f in decl.formals or ()), decl, f"definition {decl.name!r}: the parameter")
             for formal in decl.formals or ():
                 _check_type(formal.type, decl.pos, f"parameter {formal.name!r} of {decl.name!r}")
             _unique(rules.defines, decl.name, decl, "definition")  # type: ignore[arg-type]
             rules.defines[decl.name] = decl
         case s.MoveDecl():
+            # One name, one meaning: an argument named twice (or also a step's value) would hide the other.
+            _no_repeats(tuple(p.name for p in decl.params) + tuple(f.name for f in decl.formals), decl,
+                        f"move {decl.name!r}: the argument")
             for formal in decl.formals:
                 _check_type(formal.type, decl.pos, f"value {formal.name!r} of the step {decl.name!r}")
             _unique(rules.moves, decl.name, decl, "move, ability or step")  # type: ignore[arg-type]
@@ -285,6 +289,7 @@ def _check_type(type_name: str, pos: s.Pos, what: str) -> None:
 
 
 def _add_routine(rules: Ruleset, decl: s.RoutineDecl) -> None:
+    _no_repeats(tuple(f.name for f in decl.formals), decl, f"routine {decl.name!r}: the parameter")
     for formal in decl.formals:
         _check_type(formal.type, decl.pos, f"parameter {formal.name!r} of {decl.name!r}")
     if not decl.is_hook:

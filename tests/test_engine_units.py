@@ -163,9 +163,9 @@ def test_a_state_round_trips_through_json(default_engine: Engine) -> None:
     (Move(-1, "draw"), "draw", "no such player"),
     (Move(1, "draw", (("slot", (1, 1)),)), "draw", "draw takes no argument 'slot' (it takes: none)"),
     (Move(1, "keep"), "keep", "keep needs its argument 'slot'"),
-    (Move(1, "keep", (("slot", 3),)), "keep", "argument 'slot' must be a own slot"),
-    (Move(1, "keep", (("slot", (3, 1)),)), "keep", "argument 'slot' must be a own slot"),
-    (Move(1, "keep", (("slot", (1, 0)),)), "keep", "argument 'slot' must be a own slot"),
+    (Move(1, "keep", (("slot", 3),)), "keep", "argument 'slot' must be an own slot"),
+    (Move(1, "keep", (("slot", (3, 1)),)), "keep", "argument 'slot' must be an own slot"),
+    (Move(1, "keep", (("slot", (1, 0)),)), "keep", "argument 'slot' must be an own slot"),
     (Move(1, "keep", (("card", 1), ("slot", (1, 1)))), "keep", "keep takes no argument 'card' (it takes: slot)"),
     (Move(0, "draw"), "draw", "only the active player may do this"),
     (Move(1, "keep", (("slot", (1, 1)),)), "keep", "keep is the decision right after drawing"),
@@ -191,8 +191,42 @@ def test_a_slot_argument_must_name_a_slot_of_a_seat(default_engine: Engine) -> N
     assert st.phase == "peek"
     for bad in (2, True, (2, 1), (5, 1), (-1, 1), (0, 0), (0, "1"), (0, 1, 1)):
         rejection = default_engine.check(st, Move(0, "look", (("slot", bad),)))
-        assert rejection is not None and rejection.reason == "argument 'slot' must be a own slot", bad
+        assert rejection is not None and rejection.reason == "argument 'slot' must be an own slot", bad
     assert default_engine.check(st, Move(0, "look", (("slot", (0, 1)),))) is None
+
+
+EXCHANGE = """\
+scenario "a Schuhschnabel exchange waits"
+table
+  players alice bob carol
+  alice: Spatz, Kranich, Meise
+  bob: Flamingo, Specht, Amsel
+  carol: Star, Rotkehlchen, Kranich
+  draw: Schuhschnabel, Amsel, Flamingo, Kranich, Star
+  discard: Specht
+  active bob
+play
+"""
+
+
+def test_an_argument_of_a_kind_that_depends_on_the_mover_is_checked_against_it(default_engine: Engine) -> None:
+    # The text notation only names held cards, but the API and the referee's JSON moves pass card ids:
+    # a card on a tableau named as the held card to exchange must be refused as generation never offers it.
+    eng = default_engine
+    st = table(eng, EXCHANGE)
+    for text in ("bob draw", "bob discard", "bob double_exchange"):
+        eng.push_checked(st, parse_move_text(eng.rules.moves, st, text))
+    held = list(st.hands[1])
+    on_table = st.tableaux[0][0]  # alice's Spatz
+    args = (("own_card", held[0]), ("own", (1, 1)), ("other_card", held[1]), ("other", (0, 2)))
+    assert eng.check(st, Move(1, "exchange_cards", args)) is None
+    bad = (("own_card", on_table), *args[1:])
+    rejection = eng.check(st, Move(1, "exchange_cards", bad))
+    assert rejection is not None and rejection.reason == "argument 'own_card' must be a card held by bob"
+    assert str(rejection.cite) == str(eng.rules.moves["exchange_cards"].cite)
+    other = (("own_card", held[0]), ("own", (0, 1)), *args[2:])  # an own slot that is alice's: the rules say
+    rejection = eng.check(st, Move(1, "exchange_cards", other))
+    assert rejection is not None and rejection.rule == "exchange_cards" and "§ 6.9 [P141]" in str(rejection.cite)
 
 
 def test_a_legal_move_applies_to_a_copy_or_in_place(default_engine: Engine) -> None:

@@ -39,6 +39,10 @@ if TYPE_CHECKING:
     from .state import CardFacts
 
 SLOT_KINDS = ("slot", "own_slot", "free_slot")
+# The kinds whose values depend on who moves and that no rule restates: what the argument must be, in
+# words, followed by the name. (An own or a free slot is restated by the rules' requires, with the
+# paragraph that says so; a held card only by its kind.)
+ACTOR_KINDS = {"held_card": "a card held by"}
 SAMPLING_TRIES = 64  # rejections before listing every legal move: rare at acceptance rates above a few percent
 MAX_SHAPES = 4096  # tables whose argument domains random play keeps (then it forgets them and starts again)
 
@@ -220,7 +224,7 @@ class Legality:
         if bad is not None:
             return bad
         env = self.env_for(st, cm, move.player, move.args)
-        rejection = self._check_guards(Ctx(st, env, None), cm, move.player)
+        rejection = self._check_guards(Ctx(st, env, None), cm, move.player) or self._check_domains(st, cm, move)
         if rejection is None:
             decl = self.blocked_step(st, cm, env)
             if decl is not None:
@@ -299,7 +303,19 @@ class Legality:
                     return Rejection("", cm.name, cm.decl.cite, f"{cm.name} needs its argument {p.name!r}")
                 continue
             if not _kind_ok(st, p.kind, value):
-                return Rejection("", cm.name, cm.decl.cite, f"argument {p.name!r} must be a {p.kind.replace('_', ' ')}")
+                words = p.kind.replace("_", " ")
+                return Rejection("", cm.name, cm.decl.cite,
+                                 f"argument {p.name!r} must be {'an' if words[0] in 'aeiou' else 'a'} {words}")
+        return None
+
+    def _check_domains(self, st: State, cm: CompiledMove, move: Move) -> Rejection | None:
+        """The kinds that depend on the mover are part of the move's meaning, as in generation: a check
+        must not accept more. Asked after the rules' own requires, whose reasons are the more precise."""
+        for p in cm.decl.params:
+            value = move.arg(p.name)
+            if value is not None and p.kind in ACTOR_KINDS and value not in self.domain(st, p.kind, move.player):
+                return Rejection("", cm.name, cm.decl.cite, f"argument {p.name!r} must be "
+                                 f"{ACTOR_KINDS[p.kind]} {st.names[move.player]}")
         return None
 
     def env_for(self, st: State, cm: CompiledMove, player: int, args: tuple[tuple[str, Any], ...],

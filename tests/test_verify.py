@@ -464,3 +464,11 @@ def test_a_claim_about_every_state_is_not_rescued_by_the_search(make_variant: Ma
     rules = make_variant(("07_scoring.bao", "define bao_failure_min = 5 ", "define bao_failure_min = 0 "))
     code, out, _ = verify("--rules", str(rules), "--players", "2")
     assert code == 1 and statuses(out)[("bao_score_bounds", 2)] == "violated"
+
+
+def test_a_claim_about_reached_states_says_what_it_reads() -> None:
+    # docs/invariants.md (kept current by `baobei docs --check`): a reached-state claim that reads the
+    # table is not described as a fact of the tables alone because Z3 could not prove it over every state.
+    text = (default_rules_dir().parent / "docs" / "invariants.md").read_text(encoding="utf-8")
+    section = text.split("## deal_gives_hand_size", 1)[1].split("\n## ", 1)[0]
+    assert "It reads no state" not in section and "the cards of the tableaux" in section

@@ -187,8 +187,9 @@ def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, de
         explored = False
         for n in counts:
             outcome = prove(rules, prop, n) if over_states(prop) else None
+            if outcome is not None:
+                reads = reads or outcome.reads  # what it reads, whether Z3 proved it or a search judges it
             if outcome is not None and (outcome.status == "proved" or not searched(prop)):
-                reads = reads or outcome.reads
                 results.append(Result(prop, n, outcome))
             else:
                 explored = True

@@ -359,10 +359,10 @@ def test_a_broken_state_invariant_is_named(default_engine: Engine) -> None:
 def test_a_broken_transition_invariant_is_named(default_engine: Engine) -> None:
     before = table(default_engine)
     after = before.copy()
-    assert default_engine.transition_failure(before, after, 1) is None
+    assert default_engine.transition_failure(before, after, Move(1, "draw")) is None
     before.vars["shield"] = "active"
     after.vars["shield"] = "none"
-    failure = default_engine.transition_failure(before, after, 1)
+    failure = default_engine.transition_failure(before, after, Move(1, "draw"))
     assert failure is not None and failure.startswith("invariant shield_stays_active (")
     assert [inv.ident for inv in default_engine.broken_transitions(before, after, None)] == ["shield_stays_active"]
 

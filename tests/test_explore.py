@@ -333,3 +333,21 @@ def test_a_table_the_variant_cannot_build_is_skipped_and_counted(make_variant: M
     assert 0 < skipped <= naming
     assert sum(len(s) for s in starts.values()) + skipped == sum(
         1 for p in SCENARIOS.rglob("*.scenario") if "\ntable" in p.read_text(encoding="utf-8"))
+
+
+def test_an_ability_that_moves_a_moved_card_again_is_found_from_a_table(tmp_path: Path, capsys: Capture,
+                                                                         make_variant: MakeVariant) -> None:
+    # § 6.11 through a move: `movable` no longer reads the mark, so a second Schuhschnabel exchange replaces
+    # the card the first one placed. The trace names held cards: its scenario must hold them by species.
+    rules = make_variant(("05_abilities.bao", 'define movable(s: slot) = occupied(s) and not marked(card_at(s), '
+                          '"moved") ', "define movable(s: slot) = occupied(s) "))
+    target = tmp_path / "found.scenario"
+    code = main(["verify", "--rules", str(rules), "--players", "2", "--bmc-depth", "1", "--depth", "2",
+                 "--states", "100", "--tables", str(SCENARIOS / "birds"), "--table-depth", "5",
+                 "--emit-scenario", str(target)])
+    out = capsys.readouterr().out
+    assert code == 1 and re.search(r"^violated\s+no_card_moved_twice\s+2 players", out, re.M), out
+    text = target.read_text(encoding="utf-8")
+    assert "exchange_cards own_card=" in text and "#" not in text.split("\nplay\n", 1)[1]
+    assert main(["check", "--rules", str(rules), "-q", str(target)]) == 1
+    assert "invariant no_card_moved_twice" in capsys.readouterr().out

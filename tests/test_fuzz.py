@@ -518,7 +518,7 @@ def test_random_moves_reject_without_a_trace_and_keep_every_invariant(make_varia
                 continue
             accepted += 1
             broken = [i.ident for i in eng.broken_invariants(st)]
-            broken += [i.ident for i in eng.broken_transitions(before, st, move.player)]
+            broken += [i.ident for i in eng.broken_transitions(before, st, move)]
             assert not broken, (variant, eng.describe(before, move), broken)
     assert accepted > 50 and rejected > 50, (variant, accepted, rejected)
 

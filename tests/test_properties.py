@@ -173,13 +173,13 @@ def test_old_reads_the_state_before_with_the_names_bound_around_it(make_variant:
     before = dealt(eng)
     after = before.copy()
     after.pvars["peeked"][0] = 1
-    assert eng.transition_failure(before, after, 0) is None
+    assert eng.transition_failure(before, after, Move(0, "look")) is None
     after.pvars["peeked"][1] = 1  # two counts changed in one move
-    assert eng.transition_failure(before, after, 0) == (
+    assert eng.transition_failure(before, after, Move(0, "look")) == (
         "invariant same_peeks (§ 1.2 [P9]) is violated: Looking changes one count")
     after.pvars["peeked"][1] = 0
     after.pvars["peeked"][0] = 2  # the actor's count jumped by two
-    assert (eng.transition_failure(before, after, 0) or "").startswith("invariant same_peeks ")
+    assert (eng.transition_failure(before, after, Move(0, "look")) or "").startswith("invariant same_peeks ")
     assert eng.transition_failure(before, after, None) is None  # no actor: that part says nothing
 
 
@@ -189,10 +189,10 @@ def test_state_invariants_skip_transition_invariants(default_engine: Engine) -> 
     assert default_engine.broken_invariant(st) is None
     after = st.copy()
     after.vars["shield"] = "armed"
-    inv = next(default_engine.broken_transitions(st, after, 0))
+    inv = next(default_engine.broken_transitions(st, after, Move(0, "draw")))
     assert inv.ident == "shield_stays_active"
     after.round += 1  # a new round may reset the shield
-    assert default_engine.transition_failure(st, after, 0) is None
+    assert default_engine.transition_failure(st, after, Move(0, "draw")) is None
 
 
 def test_a_state_where_nobody_can_act_breaks_progress(default_engine: Engine) -> None:

@@ -29,7 +29,7 @@ from .runtime import Ctx, Event, Fn, Origin, Proc
 from .state import CardFacts, PileLoc, State, Waiting
 
 # The one name a transition invariant has bound: the player who made the move.
-(TRANSITION_ACTOR,) = TRANSITION_NAMES
+TRANSITION_ACTOR, TRANSITION_ABILITY = TRANSITION_NAMES
 
 
 class Engine(Legality):
@@ -351,18 +351,21 @@ class Engine(Legality):
     def broken_invariant(self, st: State) -> s.InvariantDecl | None:
         return next(self.broken_invariants(st), None)
 
-    def broken_transitions(self, before: State, after: State, actor: int | None) -> Iterator[s.InvariantDecl]:
-        """The transition invariants that a move by `actor` from `before` to `after` breaks (`after` as
-        the move left it, every ability that needed no choice run)."""
-        ctx = Ctx(after, {TRANSITION_ACTOR: actor}, None)  # one for all: evaluating binds no name in it
+    def broken_transitions(self, before: State, after: State, move: Move | None) -> Iterator[s.InvariantDecl]:
+        """The transition invariants that `move` from `before` to `after` breaks (`after` as the move left
+        it, every ability that needed no choice run)."""
+        actor = move.player if move is not None else None
+        cm = self.moves.get(move.name) if move is not None else None
+        env = {TRANSITION_ACTOR: actor, TRANSITION_ABILITY: cm is not None and cm.decl.is_ability}
+        ctx = Ctx(after, env, None)  # one for all: evaluating binds no name in it
         ctx.before = Ctx(before, ctx.env, None)
         for ident, (when, holds) in self.transition_fns.items():
             if (when is None or when(ctx)) and not holds(ctx):
                 yield self.rules.invariants[ident]
 
-    def transition_failure(self, before: State, after: State, actor: int | None) -> str | None:
-        """The first transition invariant a move from `before` to `after` by `actor` breaks, in words."""
-        inv = next(self.broken_transitions(before, after, actor), None)
+    def transition_failure(self, before: State, after: State, move: Move | None) -> str | None:
+        """The first transition invariant that `move` from `before` to `after` breaks, in words."""
+        inv = next(self.broken_transitions(before, after, move), None)
         return None if inv is None else invariant_message(inv)
 
     def deadlocks(self, st: State) -> Iterator[s.ProgressDecl]:

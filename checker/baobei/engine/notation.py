@@ -167,3 +167,19 @@ def parse_move_text(moves: dict[str, s.MoveDecl], st: State, text: str) -> Move:
 def _of_a_seat(st: State, value: tuple[Any, ...]) -> bool:
     """Whether a slot value names a seat of the match (a move given by its values may name anything)."""
     return len(value) == 2 and isinstance(value[0], int) and 0 <= value[0] < len(st.names)
+
+
+LABELLED_HELD = re.compile(r"=([^\s=#.]+)#\d+")
+
+
+def scenario_move_text(moves: dict[str, s.MoveDecl], st: State, move: Move) -> str:
+    """The move's text as a scenario file can hold it: a held card by its species where that names the
+    same card (a label's `#` would start a comment there); the canonical text where it does not."""
+    text = move_text(moves, st, move)
+    plain = LABELLED_HELD.sub(r"=\1", text)
+    if plain == text:
+        return text
+    try:
+        return plain if parse_move_text(moves, st, plain) == move else text
+    except BaoError:
+        return text

@@ -226,8 +226,9 @@ STATE_NAMES: dict[str, Builtin] = {b.name: b for b in (
 
 # Names bound while a rule runs: the player making the move, the card whose ability it is.
 ENGINE_NAMES = {"actor": "player", "source": "card"}
-# Names bound while a transition invariant judges a move: the player who made it.
-TRANSITION_NAMES = {"actor": ENGINE_NAMES["actor"]}
+# Names bound while a transition invariant judges a move: the player who made it, and whether the move
+# was an ability or a step of one (what claims about cards an ability moved need).
+TRANSITION_NAMES = {"actor": ENGINE_NAMES["actor"], "by_ability": "bool"}
 
 
 def _size(t: Table, x: Any) -> int:

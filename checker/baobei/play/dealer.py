@@ -184,7 +184,7 @@ class Match:
         eng, st = self.eng, self.st
         for inv in eng.broken_invariants(st):
             yield f"invariant {inv.ident}", invariant_message(inv), str(inv.cite)
-        for inv in eng.broken_transitions(before, st, move.player):
+        for inv in eng.broken_transitions(before, st, move):
             yield f"invariant {inv.ident}", invariant_message(inv), str(inv.cite)
         for decl in eng.deadlocks(st):
             yield f"progress {decl.ident}", progress_message(decl), str(decl.cite)

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 from ..engine.engine import Engine, invariant_message, progress_message
 from ..engine.move import Move
+from ..engine.notation import scenario_move_text
 from ..engine.state import State
 from ..language import syntax as s
 from ..language.errors import BaoError, EngineError
@@ -240,7 +241,7 @@ class Search:
         return child
 
     def _judge_move(self, st: State, move: Move, child: State, deal: int, trace: Trace, level: int) -> None:
-        for inv in self.eng.broken_transitions(st, child, move.player):
+        for inv in self.eng.broken_transitions(st, child, move):
             self._fail(f"invariant {inv.ident}", invariant_message(inv), deal, trace, level)
 
     def _new(self, st: State, key: int, deal: int, trace: Trace, level: int) -> bool:
@@ -286,7 +287,7 @@ def move_texts(eng: Engine, start: State, moves: list[Move]) -> list[str]:
     st = start.copy()
     out = []
     for move in moves:
-        out.append(eng.describe(st, move))
+        out.append(scenario_move_text(eng.rules.moves, st, move))
         try:
             eng.push_generated(st, move)
         except EngineError:

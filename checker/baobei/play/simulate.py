@@ -80,7 +80,7 @@ class Judge:
 
         self.state(st, what)
         if before is not None:
-            broken = self.eng.transition_failure(before, st, move.player)
+            broken = self.eng.transition_failure(before, st, move)
             if broken is not None:
                 raise Violation(f"{broken} ({what()}, round {st.round})")
 

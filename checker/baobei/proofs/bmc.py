@@ -31,6 +31,7 @@ import z3  # type: ignore[import-untyped]
 from ..engine.engine import Engine
 from ..engine.move import Move
 from ..language import syntax as s
+from ..language.builtins import TRANSITION_NAMES
 from ..language.ruleset import Ruleset
 from . import terms as T
 from .relation import Relation, Step, Witness
@@ -38,7 +39,7 @@ from .symexec import Trail
 from .symmodel import StateModel
 from .symstate import SymState, fresh_state, well_formed
 from .trace import Reader, Trace, read_trace, replay
-from .translate import PlayerV, SVal, Translator, Unsupported, Z, truth
+from .translate import BoolV, PlayerV, SVal, Translator, Unsupported, Z, truth
 
 MAX_WAIT = 3_600.0  # seconds one query may take at most (z3's timeout is a finite number of milliseconds)
 RULES_RUN = "rules"  # the pseudo-property of a move the engine cannot carry out
@@ -104,6 +105,14 @@ class TwoStates(Translator):
         return value
 
 
+def transition_names(step: Step) -> dict[str, SVal]:
+    """The names a transition invariant reads about the step (language/builtins.py's TRANSITION_NAMES):
+    who moved, and whether the move chosen was an ability or a step of one."""
+    by_ability = T.or_(*[T.eq(step.sel, d.index) for d in step.disjuncts if d.move.is_ability])
+    actor_name, ability_name = TRANSITION_NAMES
+    return {actor_name: PlayerV(step.actor), ability_name: BoolV(by_ability)}
+
+
 def claim(tr: Translator, decl: s.InvariantDecl, names: dict[str, SVal]) -> Z:
     """`when` implies `holds`, everything they need evaluable (a table row, a divisor other than zero)."""
     start = len(tr.obligations)
@@ -154,7 +163,7 @@ class Unrolling:
             assert isinstance(prop.decl, s.InvariantDecl)
             step = self.steps[k - 1]
             tr = TwoStates(self.rules, st, step.pre)
-            body = claim(tr, prop.decl, {"actor": PlayerV(step.actor)})
+            body = claim(tr, prop.decl, transition_names(step))
             moved = T.and_(T.not_(step.stutter), T.not_(st[("err",)]), T.not_(st[("over",)]),
                            T.not_(step.pre[("left",)]))
             return T.implies(moved, body)
@@ -276,8 +285,8 @@ def engine_agrees(eng: Engine, prop: Prop, trace: Trace, states: list[Any], fail
         return any(p.ident == name for p in eng.deadlocks(last))
     if len(states) < 2 or not trace.steps:
         return False
-    before, mover = states[-2], trace.steps[-1].move.player
-    return any(i.ident == name for i in eng.broken_transitions(before, last, mover))
+    before, move = states[-2], trace.steps[-1].move
+    return any(i.ident == name for i in eng.broken_transitions(before, last, move))
 
 
 def bmc(rules: Ruleset, players: int, depth: int, seconds: float, settle: int = 2,
@@ -395,7 +404,7 @@ class _Frame:
         if p.kind == "transition":
             assert isinstance(p.decl, s.InvariantDecl)
             tr = TwoStates(self.rules, post, self.pre)
-            body = claim(tr, p.decl, {"actor": PlayerV(self.step.actor)})
+            body = claim(tr, p.decl, transition_names(self.step))
             return T.implies(T.and_(T.not_(self.step.stutter), T.not_(post[("err",)])), body)
         assert isinstance(p.decl, s.ProgressDecl)
         # Progress is a claim about the state before the step: somebody can move in it.

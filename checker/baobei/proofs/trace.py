@@ -16,6 +16,7 @@ import z3  # type: ignore[import-untyped]
 
 from ..engine.engine import Engine
 from ..engine.move import Move
+from ..engine.notation import scenario_move_text
 from ..engine.state import State, Waiting, Window
 from ..language.errors import BaoError, EngineError
 from ..scenarios.draws import DrawUnavailable, forced
@@ -354,7 +355,7 @@ def trace_scenario(eng: Engine, trace: Trace, title: str, comment: list[str], ci
     for step in trace.steps:
         if step.draws:
             lines.append("  draws " + ", ".join(eng.facts.species[c] for c in step.draws))
-        lines.append(f"  {eng.describe(st, step.move)}")
+        lines.append(f"  {scenario_move_text(eng.rules.moves, st, step.move)}")
         chance.wanted.clear()
         chance.name(list(step.draws))
         try:

@@ -90,7 +90,7 @@ def check_move(eng: Engine, before: State | None, move: Move, after: State) -> s
     declare none, so that replays without them copy no state)."""
     broken = check_invariants(eng, after)
     if broken is None and before is not None:
-        broken = eng.transition_failure(before, after, move.player)
+        broken = eng.transition_failure(before, after, move)
     return broken if broken is not None else check_progress(eng, after)
 
 

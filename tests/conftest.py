@@ -8,8 +8,12 @@ from pathlib import Path
 
 import pytest
 from baobei.engine.engine import Engine
+from baobei.engine.state import State
 from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
+from baobei.scenarios.parser import parse_scenario_text
+from baobei.scenarios.setup import build_table
+from baobei.scenarios.syntax import Table
 
 pytest_plugins = ["pytester"]
 
@@ -80,3 +84,10 @@ play
   alice discard
   expect discard top is Kranich
 """
+
+
+def table_state(eng: Engine, text: str, name: str = "units.scenario") -> State:
+    """The state a scenario text's `table` describes (the unit tests' fixed tables)."""
+    scenario = parse_scenario_text(text, name)
+    assert isinstance(scenario.setup, Table)
+    return build_table(eng, scenario.setup)

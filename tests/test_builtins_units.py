@@ -13,9 +13,7 @@ from baobei.language.builtins import BUILTINS, STATE_NAMES
 from baobei.language.errors import EngineError
 from baobei.language.source import Pos
 from baobei.scenarios.expectations import compile_probe
-from baobei.scenarios.parser import parse_scenario_text
-from baobei.scenarios.setup import build_table
-from baobei.scenarios.syntax import Table
+from conftest import table_state
 
 HERE = Pos("builtins", 1, 1)
 TABLE = """\
@@ -35,9 +33,7 @@ play
 
 @pytest.fixture
 def table(default_engine: Engine) -> State:
-    scenario = parse_scenario_text(TABLE, "builtins.scenario")
-    assert isinstance(scenario.setup, Table)
-    st = build_table(default_engine, scenario.setup)
+    st = table_state(default_engine, TABLE, "builtins.scenario")
     st.hands[2].append(default_engine.facts.by_label["Ara#1"])  # carol holds a drawn Ara
     st.box.remove(default_engine.facts.by_label["Ara#1"])
     return st

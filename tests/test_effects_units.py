@@ -13,9 +13,7 @@ from baobei.engine.notation import parse_move_text
 from baobei.engine.state import State
 from baobei.language.errors import EngineError
 from baobei.language.load import load_ruleset
-from baobei.scenarios.parser import parse_scenario_text
-from baobei.scenarios.setup import build_table
-from baobei.scenarios.syntax import Table
+from conftest import table_state
 
 TABLE = """\
 scenario "effects units"
@@ -77,9 +75,7 @@ TURNS: list[tuple[str, list[tuple[str, str, str, tuple[tuple[str, int], ...]]]]]
 
 
 def table(eng: Engine, text: str = TABLE) -> State:
-    scenario = parse_scenario_text(text, "units.scenario")
-    assert isinstance(scenario.setup, Table)
-    return build_table(eng, scenario.setup)
+    return table_state(eng, text)
 
 
 def push(eng: Engine, st: State, text: str) -> list[tuple[str, str, str, tuple[tuple[str, int], ...]]]:

@@ -22,9 +22,7 @@ from baobei.language.load import load_ruleset
 from baobei.language.source import Pos
 from baobei.scenarios.expectations import compile_probe
 from baobei.scenarios.parser import parse_scenario_text
-from baobei.scenarios.setup import build_table
-from baobei.scenarios.syntax import Table
-from conftest import MakeVariant
+from conftest import MakeVariant, table_state
 
 HERE = Pos("units", 1, 1)
 
@@ -43,9 +41,7 @@ play
 
 
 def table(eng: Engine, text: str = TABLE) -> State:
-    scenario = parse_scenario_text(text, "units.scenario")
-    assert isinstance(scenario.setup, Table)
-    return build_table(eng, scenario.setup)
+    return table_state(eng, text)
 
 
 def evaluate(eng: Engine, st: State, text: str) -> Any:

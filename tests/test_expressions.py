@@ -11,9 +11,7 @@ from baobei.engine.state import State
 from baobei.language.errors import EngineError, ScenarioError
 from baobei.language.source import Pos
 from baobei.scenarios.expectations import compile_probe
-from baobei.scenarios.parser import parse_scenario_text
-from baobei.scenarios.setup import build_table
-from baobei.scenarios.syntax import Table
+from conftest import table_state
 
 TABLE = """\
 scenario "expressions"
@@ -36,9 +34,7 @@ HERE = Pos("test", 1, 1)
 
 @pytest.fixture
 def table(default_engine: Engine) -> State:
-    scenario = parse_scenario_text(TABLE, "expressions.scenario")
-    assert isinstance(scenario.setup, Table)
-    return build_table(default_engine, scenario.setup)
+    return table_state(default_engine, TABLE, "expressions.scenario")
 
 
 def evaluate(eng: Engine, st: State, text: str) -> Any:

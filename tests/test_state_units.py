@@ -12,9 +12,7 @@ import random
 import pytest
 from baobei.engine.engine import Engine
 from baobei.engine.state import Chance, HandLoc, PileLoc, State, Waiting, Window
-from baobei.scenarios.parser import parse_scenario_text
-from baobei.scenarios.setup import build_table
-from baobei.scenarios.syntax import Table
+from conftest import table_state
 
 TABLE = """\
 scenario "state units"
@@ -31,9 +29,7 @@ play
 
 
 def table(eng: Engine, text: str = TABLE) -> State:
-    scenario = parse_scenario_text(text, "units.scenario")
-    assert isinstance(scenario.setup, Table)
-    return build_table(eng, scenario.setup)
+    return table_state(eng, text)
 
 
 @pytest.fixture

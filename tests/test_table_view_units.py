@@ -6,9 +6,7 @@ from __future__ import annotations
 from baobei.engine.engine import Engine
 from baobei.engine.state import Waiting, Window
 from baobei.engine.table_view import render_table
-from baobei.scenarios.parser import parse_scenario_text
-from baobei.scenarios.setup import build_table
-from baobei.scenarios.syntax import Table
+from conftest import table_state
 
 TABLE = """\
 scenario "table view"
@@ -31,9 +29,7 @@ play
 
 
 def test_the_table_as_the_dealer_sees_it_and_as_one_player_sees_it(default_engine: Engine) -> None:
-    scenario = parse_scenario_text(TABLE, "view.scenario")
-    assert isinstance(scenario.setup, Table)
-    st = build_table(default_engine, scenario.setup)
+    st = table_state(default_engine, TABLE, "view.scenario")
     facts = default_engine.facts
     st.hands[1].append(facts.by_label["Ara#1"])
     st.box.remove(facts.by_label["Ara#1"])

@@ -131,7 +131,12 @@ def explore_from(rules: Ruleset, start: State, seed: int, depth: int, max_states
     deals: the way to reach what lies too deep after a deal (the final phase needs two recycles)."""
     if depth < 0 or (max_states is not None and max_states < 1):
         raise BaoError("explore needs a depth of at least 0 and a positive state limit")
-    eng = Engine(rules)
+    return search_from(Engine(rules), start, seed, depth, max_states, where)
+
+
+def search_from(eng: Engine, start: State, seed: int, depth: int, max_states: int | None, where: str) -> Report:
+    """explore_from with an engine already compiled (verify searches from many tables with one)."""
+    rules = eng.rules
     report = Report(len(start.names), describe(rules), seed, 1, depth, property_labels(rules), start=where)
     search = Search(eng, report, max_states, None)
     search.given = start

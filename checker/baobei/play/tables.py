@@ -21,12 +21,11 @@ from ..engine.engine import Engine
 from ..engine.state import State
 from ..language.errors import BaoError
 from ..language.paths import shown_path
-from ..language.ruleset import Ruleset
 from ..language.small_deck import describe
 from ..scenarios.parser import parse_scenario_file, scenario_files
 from ..scenarios.setup import build_table
 from ..scenarios.syntax import Table
-from .explore import Failure, Report, Search, property_labels
+from .explore import Failure, search_from
 
 DEFAULT_TABLE_DEPTH = 3
 DEFAULT_TABLE_STATES = 120  # per table
@@ -75,14 +74,9 @@ def explore_tables(eng: Engine, starts: list[Start], players: int, depth: int = 
     """Search `depth` moves (at most `states` states) from each table; keep each property's first failure,
     the one with the fewest moves over all tables."""
     began = time.perf_counter()
-    rules: Ruleset = eng.rules
-    out = TablesReport(players, depth, tables=len(starts), deck=describe(rules))
-    labels = property_labels(rules)
+    out = TablesReport(players, depth, tables=len(starts), deck=describe(eng.rules))
     for start in starts:
-        report = Report(players, out.deck, start.seed, 1, depth, labels, start=f"the table of {start.where}")
-        search = Search(eng, report, states, None)
-        search.given = start.state
-        search.run()
+        report = search_from(eng, start.state, start.seed, depth, states, f"the table of {start.where}")
         out.states += report.states
         for label, failure in report.failures.items():
             known = out.failures.get(label)

@@ -96,6 +96,7 @@ class Searches:
     from_tables: dict[int, TablesReport] = field(default_factory=dict)
     _starts: dict[int, list[Start]] | None = None
     _skipped: int = 0
+    _engine: Engine | None = None
 
     def report(self, players: int) -> Report:
         if players not in self.done:
@@ -108,7 +109,9 @@ class Searches:
         if self.tables is None or self.table_depth < 1:
             return None
         if players not in self.from_tables:
-            eng = Engine(self.rules)
+            if self._engine is None:
+                self._engine = Engine(self.rules)  # compiled once for every table and player count
+            eng = self._engine
             if self._starts is None:
                 self._starts, self._skipped = scenario_tables(eng, self.tables)
             starts = self._starts.get(players, [])

@@ -154,12 +154,19 @@ KEEP_LOSES_CARD = Planted((
     ("03_turn.bao", "    move old to discard_pile\n    move top(hand(actor)) to slot\n",
      "    move old to slot_no(slot)\n    move top(hand(actor)) to slot\n"),), "rules", 6)
 
+# The first look of the initial peek also turns the neutral discard onto the slot looked at: a covered
+# card, refused by the engine at the first move ("rules"). The shallowest failing rule: verify's whole
+# command finds it in seconds (test_relation.py), where take_covers needs BMC to depth 5.
+LOOK_COVERS = Planted((
+    ("02_setup.bao", "    peek actor card_at(slot)\n",
+     "    peek actor card_at(slot)\n    move top(discard_pile) to slot\n"),), "rules", 1)
+
 PER_INVARIANT: dict[str, Planted] = {
     "look_without_limit": LOOK_WITHOUT_LIMIT, "caller_owed": CALLER_OWED,
     "final_phase_at_first_recycle": FINAL_PHASE_AT_FIRST_RECYCLE, "negative_scores": NEGATIVE_SCORES,
     "second_bao": SECOND_BAO, "shield_one_turn": SHIELD_ONE_TURN, "totals_add_round_value": TOTALS_ADD_ROUND_VALUE,
     "bao_score_not_doubled": BAO_SCORE_NOT_DOUBLED, "everyone_scored_as_caller": EVERYONE_SCORED_AS_CALLER,
-    "keep_loses_card": KEEP_LOSES_CARD,
+    "keep_loses_card": KEEP_LOSES_CARD, "look_covers": LOOK_COVERS,
 }
 
 # Invariants no move or routine can break, so no variant here:

@@ -45,7 +45,7 @@ CATCHING_SCENARIO = {
     "totals_add_round_value": "properties/totals_change_at_round_end",
     "bao_score_not_doubled": "scoring/example_p109_doubled",
     "everyone_scored_as_caller": "scoring/example_p108_success",
-    "keep_loses_card": "turn/keep_replaces_the_chosen_slot",
+    "keep_loses_card": "turn/keep_replaces_the_chosen_slot", "look_covers": "setup/initial_peek_two_own_cards",
 }
 SCENARIOS = default_rules_dir().parent / "scenarios"
 

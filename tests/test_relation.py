@@ -44,22 +44,37 @@ def test_long_random_play_agrees_with_the_relation(players: int) -> None:
     assert agreement(small(players), players, moves=300, seed=players) == []  # type: ignore[arg-type]
 
 
-def test_a_path_z3_chooses_replays_in_the_engine() -> None:
-    """Six moves, none a stutter, a turn ended at the last (the four looks of the initial peek come first):
-    the engine replays the path to the same states."""
+def z3_path(moves: int, turn_ended: bool) -> None:
+    """Z3 chooses `moves` moves from any deal, none a stutter (the four looks of the initial peek come
+    first), the last ending the turn if asked: the engine replays the path to the same states."""
     rules = small(2)
     unrolling = Unrolling(rules, 2)  # type: ignore[arg-type]
-    for _ in range(6):
+    for _ in range(moves):
         unrolling.extend()
     solver = unrolling.solver
     solver.add(*[T.not_(step.stutter) for step in unrolling.steps])
-    solver.add(T.ne(unrolling.states[-1][("turn",)], unrolling.states[0][("turn",)]))
+    if turn_ended:
+        solver.add(T.ne(unrolling.states[-1][("turn",)], unrolling.states[0][("turn",)]))
     assert solver.check() == z3.sat
     trace = read_trace(unrolling.eng, unrolling.layout, solver.model(), unrolling.states, unrolling.steps)
-    assert len(trace.steps) == 6 and trace.steps[-1].move.name in ("end_turn", "bao")
+    assert len(trace.steps) == moves
+    assert [step.move.name for step in trace.steps[:4]] == ["look"] * 4
+    if turn_ended:
+        assert trace.steps[-1].move.name in ("end_turn", "bao")
     replayed = replay(unrolling.eng, trace)
     assert replayed.disagreement == "" and replayed.failure == ""
-    assert len(replayed.states) == 7
+    assert len(replayed.states) == moves + 1
+
+
+def test_a_path_z3_chooses_replays_in_the_engine() -> None:
+    """The peek and the first action of a turn (about 45 s: each further move costs Z3 several times more)."""
+    z3_path(5, turn_ended=False)
+
+
+@pytest.mark.slow
+def test_a_whole_turn_z3_chooses_replays_in_the_engine() -> None:
+    """The peek and a whole turn, ended (about 160 s)."""
+    z3_path(6, turn_ended=True)
 
 
 def test_bounded_model_checking_of_the_rules_finds_nothing() -> None:
@@ -81,7 +96,8 @@ def test_a_construct_the_relation_cannot_follow_is_named(make_variant: object, c
     rules = small_deck(load_ruleset(variant), 2)
     with pytest.raises(Unsupported, match="more than one open window"):
         Relation(rules, 2).step(Unrolling(rules, 2).states[0], 0)
-    main(["verify", "--rules", str(variant), "--players", "2", "--bmc-depth", "1", "--states", "50", "--depth", "1"])
+    main(["verify", "--rules", str(variant), "--players", "2", "--bmc-depth", "1", "--states", "50", "--depth", "1",
+          "--table-depth", "0"])
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert "the transition relation cannot follow these rules: " in out and "more than one open window" in out
 
@@ -131,23 +147,38 @@ def test_a_deeper_planted_bug_is_found_and_its_trace_replays(name: str, make_var
 
 
 def test_verify_reports_the_relation(capsys: object) -> None:
-    assert main(["verify", "--players", "2", "--bmc-depth", "2", "--states", "200", "--depth", "4"]) == 0
+    assert main(["verify", "--players", "2", "--bmc-depth", "2", "--states", "200", "--depth", "4",
+                 "--table-depth", "0"]) == 0
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert "relation  2 players: bounded model checking to 2 moves" in out
     assert "bounded   peek_limit" in out and "bounded to 2 moves" in out
 
 
-def test_verify_fails_on_a_rule_that_fails(make_variant: object, capsys: object, tmp_path: Path) -> None:
-    """The planted take_covers bug, through the whole command: found at depth 5, its trace replays."""
-    variant = make_variant(*ALL["take_covers"].edits)  # type: ignore[operator]
+def verify_finds_failing_rule(variant: Path, depth: int, move: str, capsys: object, tmp_path: Path) -> None:
+    """verify, the whole command, finds the failing rule by BMC at `depth` (below the engine's search),
+    and the scenario it writes replays to the same failure."""
     target = tmp_path / "found.scenario"
-    code = main(["verify", "--rules", str(variant), "--players", "2", "--bmc-depth", "5", "--states", "100",
-                 "--depth", "2", "--emit-scenario", str(target)])
+    code = main(["verify", "--rules", str(variant), "--players", "2", "--bmc-depth", str(depth), "--states", "100",
+                 "--depth", str(depth - 1), "--table-depth", "0", "--emit-scenario", str(target)])
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert code == 1
-    assert "a move the rules cannot carry out, 5 moves after a deal" in out and "take " in out
+    assert f"a move the rules cannot carry out, {depth} moves after a deal" in out and f"{move} " in out
     assert main(["check", "--rules", str(variant), "-q", str(target)]) == 1
     assert "the rules failed" in capsys.readouterr().out  # type: ignore[attr-defined]
+
+
+def test_verify_fails_on_a_rule_that_fails(make_variant: object, capsys: object, tmp_path: Path) -> None:
+    """The first look of the initial peek covers a card: found one move after the deal."""
+    variant = make_variant(*ALL["look_covers"].edits)  # type: ignore[operator]
+    verify_finds_failing_rule(variant, 1, "look", capsys, tmp_path)
+
+
+@pytest.mark.slow
+def test_verify_fails_on_a_rule_that_fails_five_moves_deep(make_variant: object, capsys: object,
+                                                           tmp_path: Path) -> None:
+    """The planted take_covers bug: found at depth 5 (about 130 s)."""
+    variant = make_variant(*ALL["take_covers"].edits)  # type: ignore[operator]
+    verify_finds_failing_rule(variant, 5, "take", capsys, tmp_path)
 
 
 def test_verify_fails_on_a_rule_the_engine_search_finds_failing(make_variant: object, capsys: object,

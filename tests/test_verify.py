@@ -421,8 +421,9 @@ def test_integer_division_means_what_it_means_in_the_engine(make_variant: MakeVa
 
 def verify_searched(*argv: str) -> tuple[int, str, str]:
     """verify on the whole rules (or the variant given), with a search small enough for a test."""
-    return verify("--rules", str(default_rules_dir()), "--players", "2", "--depth", "6", "--states", "400", *argv) \
-        if "--rules" not in argv else verify("--players", "2", "--depth", "6", "--states", "400", *argv)
+    small = ("--players", "2", "--depth", "6", "--states", "400", "--bmc-depth", "2", "--table-depth", "1")
+    return verify("--rules", str(default_rules_dir()), *small, *argv) if "--rules" not in argv else \
+        verify(*small, *argv)
 
 
 def test_properties_of_reached_states_are_explored_not_proved() -> None:
@@ -447,7 +448,7 @@ def test_a_planted_bug_is_violated_with_the_moves_that_reach_it(tmp_path: Path) 
     edit_file(rules / "02_setup.bao", "  require peeked[actor] < initial_peek else", "  require true else")
     target = tmp_path / "found.scenario"
     code, out, _ = verify("--rules", str(rules), "--players", "2", "--depth", "4", "--states", "2000",
-                          "--bmc-depth", "3", "--emit-scenario", str(target))
+                          "--bmc-depth", "3", "--table-depth", "0", "--emit-scenario", str(target))
     assert code == 1
     assert statuses(out)[("peek_limit", 2)] == "violated"
     assert "invariant peek_limit" in out and "Z3 finds it 3 moves after a deal" in out

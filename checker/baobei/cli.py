@@ -550,6 +550,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "project's scenarios/)")
             p.add_argument("--table-depth", type=NON_NEGATIVE, default=3, metavar="D",
                            help="moves the search follows from each scenario table (0: none)")
+            p.add_argument("--workers", type=POSITIVE, default=None,
+                           help="processes judging the player counts side by side (default: every core); the "
+                                "results are the same")
         elif name == "docs":
             p.add_argument("--check", action="store_true", help="exit 1 when a generated file differs")
             p.add_argument("--out", metavar="DIR", default=None, help="output directory (default: docs/)")

@@ -18,7 +18,7 @@ from ..language.ruleset import ALL_CARDS, Ruleset
 from ..language.text import plural
 from .protection import Protection, protection_against
 from .runtime import Ctx, Event, Fn, Origin, items_of
-from .state import CardFacts, Chance, HandLoc, PileLoc, State, Waiting, Window, hand_of
+from .state import CardFacts, HandLoc, PileLoc, State, Waiting, Window, hand_of
 
 
 class Host(Protocol):
@@ -206,8 +206,8 @@ class Effects:
                 ctx.env[bind] = None
             return
         self.check_free(st, where, origin.rule)
-        chance = st.rng
-        if isinstance(chance, Chance):
+        chance = st.chance()
+        if chance is not None:
             chance.before_draw(st, pile)  # the outcome comes from elsewhere (a referee's game log)
         c = pile.pop()
         self.put(st, c, where)

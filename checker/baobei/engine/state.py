@@ -187,6 +187,12 @@ class State:
             self._rng_state = None
         return rng
 
+    def chance(self) -> Chance | None:
+        """The Chance in use, if random outcomes come from elsewhere; reading it leaves a saved generator
+        asleep (waking one for nothing makes every later copy pay for its state)."""
+        rng = self._rng
+        return rng if isinstance(rng, Chance) else None
+
     def use_chance(self, chance: Chance) -> None:
         """Take the random outcomes from here from now on (a copy of the state goes back to a generator)."""
         self._rng, self._rng_state = chance, None

@@ -337,7 +337,7 @@ class Relation:
         if not self.rules.protects:
             return []
         out = []
-        for name in self.targets.of_move(m):
+        for name in sorted(self.targets.of_move(m)):  # sorted: the same formula every run
             value = args.get(name)
             owner = value.player if isinstance(value, SlotV) else value.term if isinstance(value, PlayerV) else None
             if owner is None:

@@ -181,7 +181,9 @@ class SymState:
     def __init__(self, layout: Layout, terms: dict[Key, Z]) -> None:
         self.layout = layout
         self.t = terms
-        self.dirty: set[Key] = set()
+        # The keys written since the copy, in the order they were first written (a dict as an ordered
+        # set): merges walk them, and a walk in hash order would give Z3 a different formula each run.
+        self.dirty: dict[Key, None] = {}
 
     def copy(self) -> SymState:
         return SymState(self.layout, dict(self.t))
@@ -191,7 +193,7 @@ class SymState:
 
     def __setitem__(self, key: Key, value: Z) -> None:
         self.t[key] = value
-        self.dirty.add(key)
+        self.dirty[key] = None
 
     def keys(self) -> Iterator[Key]:
         return iter(self.t)
@@ -227,11 +229,11 @@ def merge_states(cond: Z, a: SymState, b: SymState, base: SymState | None = None
         return b
     if base is None:
         out = SymState(a.layout, {key: T.ite(cond, x, b.t[key]) for key, x in a.t.items()})
-        out.dirty = set(a.t)
+        out.dirty = dict.fromkeys(a.t)
         return out
     out = SymState(a.layout, dict(base.t))
-    out.dirty = set(base.dirty)
-    for key in a.dirty | b.dirty:
+    out.dirty = dict(base.dirty)
+    for key in {**a.dirty, **b.dirty}:
         out[key] = T.ite(cond, a.t[key], b.t[key])
     return out
 

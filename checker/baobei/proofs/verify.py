@@ -26,6 +26,10 @@ commands start without it.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
+import pickle
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,6 +79,12 @@ def prove(rules: Ruleset, inv: s.InvariantDecl, players: int) -> Outcome:
     return prove_state(rules, inv, players)
 
 
+def say(line: str) -> None:
+    """A progress line in one write: worker processes judging other player counts write beside it."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 # The defaults of the search: every allowed player count in well under the minute verify may take.
 DEFAULT_DEPTH = 12
 DEFAULT_DEALS = 1
@@ -100,23 +110,36 @@ class Searches:
 
     def report(self, players: int) -> Report:
         if players not in self.done:
-            print(f"  ... exploring the rounds of {players} players: depth {self.depth} at most, "
-                  f"{self.deals} deal(s), {self.states:,} states at most", flush=True)
+            say(f"  ... exploring the rounds of {players} players: depth {self.depth} at most, "
+                f"{self.deals} deal(s), {self.states:,} states at most")
             self.done[players] = explore(self.rules, players, self.depth, self.deals, max_states=self.states)
         return self.done[players]
+
+    def prepare(self) -> None:
+        """Compile the engine and read the scenario tables once, for every player count."""
+        if self.tables is None or self.table_depth < 1:
+            return
+        if self._engine is None:
+            self._engine = Engine(self.rules)
+        if self._starts is None:
+            self._starts, self._skipped = scenario_tables(self._engine, self.tables)
+
+    def keep(self, players: int, report: Report, tables: TablesReport | None) -> None:
+        """The reports of one player count, made elsewhere (a worker process)."""
+        self.done[players] = report
+        if tables is not None:
+            self.from_tables[players] = tables
 
     def tables_report(self, players: int) -> TablesReport | None:
         if self.tables is None or self.table_depth < 1:
             return None
         if players not in self.from_tables:
-            if self._engine is None:
-                self._engine = Engine(self.rules)  # compiled once for every table and player count
+            self.prepare()
+            assert self._engine is not None and self._starts is not None
             eng = self._engine
-            if self._starts is None:
-                self._starts, self._skipped = scenario_tables(eng, self.tables)
             starts = self._starts.get(players, [])
-            print(f"  ... exploring from {plural(len(starts), 'scenario table')} of {players} players: "
-                  f"depth {self.table_depth} at most", flush=True)
+            say(f"  ... exploring from {plural(len(starts), 'scenario table')} of {players} players: "
+                f"depth {self.table_depth} at most")
             report = explore_tables(eng, starts, players, self.table_depth)
             report.skipped = self._skipped
             self.from_tables[players] = report
@@ -150,16 +173,16 @@ class Relations:
     def _judge(self, players: int) -> Transitions:
         small = small_deck(self.rules, players)
         depth = self.depth if self.depth is not None else default_bmc_depth(players)
-        print(f"  ... bounded model checking with {players} players: {depth} moves at most", flush=True)
+        say(f"  ... bounded model checking with {players} players: {plural(depth, 'move')} at most")
         try:
             found = bmc(small, players, depth, self.seconds if self.seconds is not None else float("inf"),
-                        skip=self.skip, progress=lambda k, secs: print(f"      depth {k} judged ({secs:.1f}s)",
-                                                                      flush=True))
+                        skip=self.skip,
+                        progress=lambda k, secs: say(f"      depth {k} judged with {players} players ({secs:.1f}s)"))
         except Unsupported as err:
             return Transitions(None, None, str(err))
         inductive = None
         if self.induction:
-            print(f"  ... induction with {players} players", flush=True)
+            say(f"  ... induction with {players} players")
             open_labels = {p.label for p in properties(small, self.skip) if p.label not in found.findings}
             inductive = induction(small, players, open_labels)
         return Transitions(found, inductive, "")
@@ -172,19 +195,65 @@ class Transitions:
     error: str  # why the relation cannot follow these rules ("" when it can)
 
 
+# ---------------------------------------------------------------- the player counts side by side
+
+_WORK: tuple[Searches, Relations] | None = None  # what a forked worker judges (inherited, not sent)
+
+
+def _judge_count(players: int) -> tuple[int, bytes | None]:
+    """In a worker: one player count's search, table search and relation, pickled (None when something in
+    them cannot be pickled: the parent then judges that count itself)."""
+    assert _WORK is not None
+    searches, relations = _WORK
+    judged = (players, searches.report(players), searches.tables_report(players), relations.report(players))
+    try:
+        return players, pickle.dumps(judged)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return players, None
+
+
+def judge_counts(searches: Searches, relations: Relations, counts: list[int], workers: int) -> None:
+    """Judge the player counts in `workers` forked processes and keep their reports in the caches of
+    `searches` and `relations`. Each count's work is seeded and depends on no other count, so the reports
+    are those one process makes; only the order of the progress lines differs."""
+    global _WORK
+    todo = [n for n in counts if n not in relations.done]
+    if workers < 2 or len(todo) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return
+    searches.prepare()  # parsed once here, inherited by every worker
+    _WORK = (searches, relations)
+    try:
+        with multiprocessing.get_context("fork").Pool(min(workers, len(todo))) as pool:
+            for players, data in pool.imap_unordered(_judge_count, todo):
+                if data is not None:
+                    _, report, tables, transitions = pickle.loads(data)
+                    searches.keep(players, report, tables)
+                    relations.done[players] = transitions
+    finally:
+        _WORK = None
+
+
+def default_workers(counts: list[int]) -> int:
+    """One worker per core, never more than there are player counts."""
+    return max(1, min(len(os.sched_getaffinity(0)), len(counts)))
+
+
 def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, deals: int = DEFAULT_DEALS,
                states: int = DEFAULT_STATES, done: Callable[[Result], None] = lambda r: None,
                bmc_depth: int | None = None, bmc_seconds: float | None = None,
                with_induction: bool = False, tables: Path | None = None, table_depth: int = DEFAULT_TABLE_DEPTH,
-               ) -> tuple[list[Result], dict[str, Method], dict[int, Transitions], Searches]:
+               workers: int = 1) -> tuple[list[Result], dict[str, Method], dict[int, Transitions], Searches]:
     """Judge every property for every player count; `done` hears of each result as it comes. `tables`:
-    the scenarios whose tables the engine's search starts from too (None: only the deals)."""
+    the scenarios whose tables the engine's search starts from too (None: only the deals). `workers`:
+    processes that judge the player counts side by side (the results are the same)."""
     results: list[Result] = []
     methods: dict[str, Method] = {}
     searches = Searches(rules, depth, deals, states, tables, table_depth)
     skip = frozenset(i.ident for i in rules.invariants.values() if over_states(i) and not i.reachable)
     relations = Relations(rules, bmc_depth, bmc_seconds, with_induction, skip)
     props: list[Property] = [*rules.invariants.values(), *rules.progress.values()]
+    if any(searched(p) for p in props):
+        judge_counts(searches, relations, counts, workers)
     for prop in props:
         reads: list[str] = []
         explored = False
@@ -322,9 +391,10 @@ def run_verify(args: argparse.Namespace) -> int:
                                                            getattr(args, "bmc_depth", None),
                                                            getattr(args, "bmc_seconds", None),
                                                            getattr(args, "induction", False), tables_dir(args),
-                                                           getattr(args, "table_depth", DEFAULT_TABLE_DEPTH))
-    broken_relation = [line for n, t in relations.items() for line, bad in relation_lines(n, t) if bad]
-    for n, tr in relations.items():
+                                                           getattr(args, "table_depth", DEFAULT_TABLE_DEPTH),
+                                                           getattr(args, "workers", None) or default_workers(counts))
+    broken_relation = [line for n, t in sorted(relations.items()) for line, bad in relation_lines(n, t) if bad]
+    for n, tr in sorted(relations.items()):
         for line, failed in relation_lines(n, tr):
             show_line(line, "fail" if failed else None)
     failing_rules = rules_failures(searches)
@@ -376,7 +446,9 @@ def invariants_doc(directory: Path) -> str:
     """docs/invariants.md for a rules directory, judged with verify's defaults for every player count."""
     rules = load_ruleset(directory)
     Engine(rules)  # an unknown name is bad input, as in `baobei verify`
-    results, methods, _, _ = verify_all(rules, check_players(rules, None), tables=default_scenarios_dir())
+    counts = check_players(rules, None)
+    results, methods, _, _ = verify_all(rules, counts, tables=default_scenarios_dir(),
+                                        workers=default_workers(counts))
     return invariants_markdown(rules, directory, results, methods)
 
 
@@ -432,7 +504,7 @@ def write_counterexample(eng: Engine, results: list[Result], target: Path,
             write_output(target, text)
             print(f"wrote {target}: the counterexample to {r.inv.ident} with {r.players} players ({how})")
             return
-    for n, t in (relations or {}).items():
+    for n, t in sorted((relations or {}).items()):
         found = t.bmc.findings.get(RULES_RUN) if t.bmc is not None else None
         if found is not None and found.confirmed:
             write_output(target, finding_scenario(found, n))

@@ -22,6 +22,10 @@ class Planted:
     deals: int = 1  # from how many seeded deals
     seed: int = 1  # the first deal's seed
     also: tuple[str, ...] = ()  # further properties found violated at the same time
+    # The scenario (under scenarios/) whose table the search starts from, for a bug that lies too deep
+    # after a deal (a round must be scored first); "": from the small deck's seeded deals.
+    table: str = ""
+    players: int = 2  # the players of that table
 
 
 # ---------------------------------------------------------------- the eight bugs of the issue
@@ -161,18 +165,67 @@ LOOK_COVERS = Planted((
     ("02_setup.bao", "    peek actor card_at(slot)\n",
      "    peek actor card_at(slot)\n    move top(discard_pile) to slot\n"),), "rules", 1)
 
+# ---------------------------------------------------------------- the value claims, through a routine
+# Each claim about every state (single_negative, negative_caller_succeeds, bao_score_bounds,
+# caller_notes_lowest, deal_fits_deck, tables_defined) reads the deck, the tables and the definitions,
+# which no move writes. Its counterpart about what the rules record (rules/09_invariants.bao) reads
+# what end_round, round_start and decide write; each variant below edits one of those routines only.
+# The scored ones lie a whole round after a deal: the search starts one move before the scoring, from
+# the table of the scenario written for the claim (verify's search from the scenario tables finds them).
+
+# end_round keeps nobody's negative score (a misreading of [P105]): a caller with the Goldtukan notes 0.
+NEGATIVE_NOT_KEPT = Planted((
+    ("07_scoring.bao", "  for p in players { set noted[p] = noted_score(p) }\n",
+     "  for p in players { set noted[p] = max(noted_score(p), 0) }\n"),),
+    "invariant negative_caller_noted", 1, also=("invariant successful_bao_noted",),
+    table="properties/negative_caller_noted")
+
+# end_round forgets the bonus of a successful call: the caller notes the plain round value.
+BAO_BONUS_FORGOTTEN = Planted((
+    ("07_scoring.bao", "  for p in players { set noted[p] = noted_score(p) }\n",
+     "  for p in players { set noted[p] = if bao_counts and bao_success then round_value(p) "
+     "else noted_score(p) }\n"),),
+    "invariant successful_bao_noted", 1, table="properties/successful_bao_noted", players=3)
+
+# end_round gives everyone the caller's bonus after a successful call: all note 0, nobody is lowest.
+BONUS_FOR_EVERYONE = Planted((
+    ("07_scoring.bao", "  for p in players { set noted[p] = noted_score(p) }\n",
+     "  for p in players { set noted[p] = if bao_counts and bao_success then noted_score(bao_caller) "
+     "else noted_score(p) }\n"),),
+    "invariant caller_noted_lowest", 1, table="properties/caller_noted_lowest")
+
+# round_start turns up no neutral first card: the discard pile starts empty.
+NO_NEUTRAL_CARD = Planted((
+    ("02_setup.bao", "  draw into discard_pile\n", ""),), "invariant neutral_card_dealt", 0)
+
+# decide is reached only once every total reached the threshold (`all` for `any`): the match goes on.
+THRESHOLD_FOR_ALL = Planted((
+    ("07_scoring.bao", "  if any p in players: total[p] >= threshold[player_count] {",
+     "  if all p in players: total[p] >= threshold[player_count] {"),),
+    "invariant match_ends_at_threshold", 1, table="properties/match_ends_at_threshold")
+
+# Whoever reaches the threshold wins (a misreading of [P116]), not the lowest total.
+THRESHOLD_REACHER_WINS = Planted((
+    ("07_scoring.bao", "    run decide(lowest_totals)\n",
+     "    run decide([p in players where total[p] >= threshold[player_count]])\n"),),
+    "invariant winner_has_lowest_total", 1, table="properties/match_ends_at_threshold")
+
 PER_INVARIANT: dict[str, Planted] = {
     "look_without_limit": LOOK_WITHOUT_LIMIT, "caller_owed": CALLER_OWED,
     "final_phase_at_first_recycle": FINAL_PHASE_AT_FIRST_RECYCLE, "negative_scores": NEGATIVE_SCORES,
     "second_bao": SECOND_BAO, "shield_one_turn": SHIELD_ONE_TURN, "totals_add_round_value": TOTALS_ADD_ROUND_VALUE,
     "bao_score_not_doubled": BAO_SCORE_NOT_DOUBLED, "everyone_scored_as_caller": EVERYONE_SCORED_AS_CALLER,
-    "keep_loses_card": KEEP_LOSES_CARD, "look_covers": LOOK_COVERS,
+    "keep_loses_card": KEEP_LOSES_CARD, "look_covers": LOOK_COVERS, "negative_not_kept": NEGATIVE_NOT_KEPT,
+    "bao_bonus_forgotten": BAO_BONUS_FORGOTTEN, "bonus_for_everyone": BONUS_FOR_EVERYONE,
+    "no_neutral_card": NO_NEUTRAL_CARD, "threshold_for_all": THRESHOLD_FOR_ALL,
+    "threshold_reacher_wins": THRESHOLD_REACHER_WINS,
 }
 
 # Invariants no move or routine can break, so no variant here:
-# - single_negative, negative_caller_succeeds: round values come from the cards, and the deck holds one
-#   negative card; the engine never copies a card. Only a deck with a second negative card breaks them.
-# - deal_fits_deck, tables_defined: they read the deck and the tables only.
+# - single_negative, negative_caller_succeeds, bao_score_bounds, caller_notes_lowest, deal_fits_deck,
+#   tables_defined: they read the deck, the tables and the definitions only (a definition or deck
+#   variant breaks them: tests/test_verify.py); their counterparts about what is recorded have the
+#   routine variants above.
 # - card_conservation: the engine moves cards only from one place to another and refuses a destination
 #   that is no place (KEEP_LOSES_CARD shows the refusal).
 # - protected_tableau_unchanged: the engine itself refuses every change of a protected tableau by

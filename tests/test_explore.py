@@ -30,7 +30,9 @@ Capture = pytest.CaptureFixture[str]
 OUT_OF_REACH = {"bao_in_final_phase"}
 # Within reach, but slower than a test in CI may take (11 moves deep: about 90 s).
 SLOW = {"final_phase_at_first_recycle"}
-FAST = [name for name in ALL if name not in OUT_OF_REACH | SLOW]
+FAST = [name for name in ALL if name not in OUT_OF_REACH | SLOW and not ALL[name].table]
+# Found from the table of the scenario they name: they lie a whole round after a deal.
+FROM_TABLES = [name for name in ALL if ALL[name].table]
 
 # For each planted bug, a scenario that fails under it (those of properties/ written for the new properties).
 CATCHING_SCENARIO = {
@@ -46,6 +48,10 @@ CATCHING_SCENARIO = {
     "bao_score_not_doubled": "scoring/example_p109_doubled",
     "everyone_scored_as_caller": "scoring/example_p108_success",
     "keep_loses_card": "turn/keep_replaces_the_chosen_slot", "look_covers": "setup/initial_peek_two_own_cards",
+    "negative_not_kept": "properties/negative_caller_noted", "bao_bonus_forgotten": "properties/successful_bao_noted",
+    "bonus_for_everyone": "properties/caller_noted_lowest", "no_neutral_card": "properties/neutral_card_dealt",
+    "threshold_for_all": "properties/match_ends_at_threshold",
+    "threshold_reacher_wins": "properties/winner_has_lowest_total",
 }
 SCENARIOS = default_rules_dir().parent / "scenarios"
 
@@ -281,6 +287,45 @@ def test_what_lies_too_deep_after_a_deal_is_found_from_a_scenario_table(tmp_path
     assert "bao_caller_fixed" in capsys.readouterr().out
     # The rules as written hold from the same table.
     assert main(["explore", "--from", str(start), "--depth", "4"]) == 0
+
+
+@pytest.mark.parametrize("name", FROM_TABLES)
+def test_a_bug_in_what_a_round_records_is_found_from_its_table(name: str, tmp_path: Path, capsys: Capture,
+                                                                make_variant: MakeVariant) -> None:
+    """A routine that records the wrong score or ends the match wrongly breaks the claim about what is
+    recorded; from the table of the claim's scenario the search finds it, and its scenario replays."""
+    planted = ALL[name]
+    rules = make_variant(*planted.edits)
+    start = SCENARIOS / f"{planted.table}.scenario"
+    target = tmp_path / "found.scenario"
+    code = main(["explore", "--rules", str(rules), "--from", str(start), "--depth", str(planted.depth),
+                 "--emit-scenario", str(target)])
+    out = capsys.readouterr().out
+    assert code == 1
+    for label in (planted.expected, *planted.also):
+        assert f"{label}: violated at depth {planted.depth}" in out, out
+    assert main(["check", "--rules", str(rules), str(target)]) == 1
+    assert planted.expected.split()[-1] in capsys.readouterr().out
+    assert main(["explore", "--from", str(start), "--depth", str(planted.depth + 1)]) == 0
+
+
+@pytest.mark.parametrize("name", FROM_TABLES)
+def test_verify_catches_a_bug_in_what_a_round_records(name: str, tmp_path: Path, capsys: Capture,
+                                                      make_variant: MakeVariant) -> None:
+    """The same bugs through `baobei verify`: its search from the scenario tables finds each (the claims
+    about every state still hold: no definition changed), and the scenario it writes replays."""
+    planted = ALL[name]
+    rules = make_variant(*planted.edits)
+    target = tmp_path / "found.scenario"
+    code = main(["verify", "--rules", str(rules), "--players", str(planted.players), "--bmc-depth", "0",
+                 "--depth", "0", "--tables", str(SCENARIOS / f"{planted.table}.scenario"), "--table-depth", "2",
+                 "--emit-scenario", str(target)])
+    out = capsys.readouterr().out
+    ident = planted.expected.split()[-1]
+    assert code == 1 and re.search(rf"^violated\s+{ident}\s+{planted.players} players", out, re.M), out
+    assert re.search(r"^proved\s+single_negative\s", out, re.M)
+    assert main(["check", "--rules", str(rules), "-q", str(target)]) == 1
+    assert ident in capsys.readouterr().out
 
 
 def test_explore_from_needs_a_table(tmp_path: Path, capsys: Capture) -> None:

@@ -14,7 +14,7 @@ from baobei.engine.engine import Engine
 from baobei.engine.runtime import Ctx, Fn, Origin
 from baobei.engine.state import State
 from baobei.language import syntax as s
-from baobei.language.errors import EngineError
+from baobei.language.errors import EngineError, RulesError
 
 HERE = s.Pos("<generated>", 3, 7)
 WRONG = r"^<generated>:3:7: card_at\(5\): an argument is of the wrong kind$"
@@ -86,3 +86,52 @@ def test_a_snapshot_reads_like_the_state_but_cannot_be_played_on(default_engine:
     assert default_engine.broken_invariant(snap) is None
     with pytest.raises(AssertionError, match="a snapshot has no random generator"):
         snap.rng.random()
+
+
+def neg(node: s.Expr, times: int) -> s.Expr:
+    for _ in range(times):
+        node = s.Unary(HERE, "neg", node)
+    return node
+
+
+@pytest.mark.parametrize("depth", [24, 25, 26, 60])
+def test_an_expression_nested_past_the_generators_depth_keeps_its_value(
+        default_engine: Engine, dealt: State, depth: int) -> None:
+    # Generated code goes into a helper function once it nests deeper than codegen.MAX_DEPTH; the value
+    # is the same at every depth, the top level included.
+    node = neg(s.Lit(HERE, 7), depth)
+    assert default_engine.evaluate(dealt, compiled(default_engine, node)) == (-7 if depth % 2 else 7)
+
+
+@pytest.mark.parametrize("func", ["slot_no", "value"])
+def test_a_none_argument_gives_the_none_value_where_the_error_is_reported_too(
+        default_engine: Engine, dealt: State, func: str) -> None:
+    # The checked rendering runs after the fast one raised: a builtin given none there still gives its none
+    # value (0 here, not none), so the condition takes the same branch and the error is the one reported.
+    cond = s.Binary(HERE, "==", s.Call(HERE, func, (s.Lit(HERE, None),)), s.Lit(HERE, 0))
+    node = s.IfExpr(HERE, cond, card_at_x(), s.Lit(HERE, 0))
+    with pytest.raises(EngineError, match=WRONG):
+        default_engine.evaluate(dealt, compiled(default_engine, node, "x"), {"x": 5})
+
+
+@pytest.mark.parametrize(("kind", "expected"), [("all", True), ("any", False), ("count", 0), ("sum", 0)])
+def test_a_quantifier_over_none_ranges_over_nothing(default_engine: Engine, dealt: State, kind: str,
+                                                   expected: object) -> None:
+    node = s.Quant(HERE, kind, "p", s.Lit(HERE, None), s.Lit(HERE, kind != "all"))
+    assert default_engine.evaluate(dealt, compiled(default_engine, node)) == expected
+
+
+def test_what_the_kind_checker_refuses_is_refused_when_compiled_too(default_engine: Engine) -> None:
+    # Compiled without the checker (a syntax tree made by hand): the compiler's own errors, with the place.
+    comp = Compiler(default_engine.rules, default_engine.effects, default_engine.define_fns,
+                    default_engine.routine_procs)
+    origin = Origin("test", s.Citation("?"))
+    with pytest.raises(RulesError, match=r"^<generated>:3:7: unknown function 'fly' with 1 argument\(s\)$"):
+        comp.expr(s.Call(HERE, "fly", (s.Lit(HERE, 1),)), frozenset())
+    with pytest.raises(RulesError, match=r"^<generated>:3:7: unknown function 'value' with 2 argument\(s\)$"):
+        comp.expr(s.Call(HERE, "value", (s.Lit(HERE, 1), s.Lit(HERE, 2))), frozenset())
+    with pytest.raises(RulesError, match=r"^<generated>:3:7: cannot set 'speed': only declared variables and "
+                                         r"the phase can be set$"):
+        comp.block((s.SetVar(HERE, "speed", None, s.Lit(HERE, 1)),), frozenset(), origin)
+    with pytest.raises(RulesError, match=r"^<generated>:3:7: unknown routine 'fly'$"):
+        comp.block((s.Run(HERE, "fly", ()),), frozenset(), origin)

@@ -164,6 +164,27 @@ move mark_it "Test: mark a card" § 2.2 [P24]
   by true
   with target: slot
   do { mark moved card_at(target) }
+
+move show_nothing "Test: show the top card of an empty pile" § 2.2 [P24]
+  by true
+  do { show top(under_pile) }
+
+move park "Test: move a card to a free slot of the actor, if one is named" § 2.2 [P24]
+  by true
+  with target: slot, onto: free_slot?
+  do { move card_at(target) to onto }
+
+move window_on_nothing "Test: open a window on the top card of an empty pile" § 2.2 [P24]
+  by true
+  do { open window "discard" on top(under_pile) for players }
+
+move go_on_with_nobody "Test: continue an ability for nobody" § 2.2 [P24]
+  by true
+  do { continue decide_swap(slot(actor, 1), slot(actor, 2)) for first p in players where false }
+
+move gift "Test: the top discard onto the BAO caller's tableau (a change no argument chose)" § 2.2 [P24]
+  by true
+  do { move top(discard_pile) to free_slot(bao_caller, none) }
 """
 
 SMALL = """\
@@ -261,3 +282,32 @@ def test_the_top_card_of_a_pile_moves_from_the_pile(tested: Engine) -> None:
     st = table(tested, SMALL)
     assert run(tested, st, "alice from_top") == ["Meise#1 moves from discard pile to alice.2"]
     assert [st.facts.label(c) for c in st.piles[tested.pile_index["discard_pile"]]] == ["Specht#1"]
+
+
+def test_a_statement_given_none_is_left_out(tested: Engine) -> None:
+    # A none card, place or player is how an impossible part of an effect is left out: nothing changes.
+    st = table(tested, SMALL)
+    before = tested.state_to_json(st)
+    for text in ("alice show_nothing", "alice park target=alice.2 onto=alice.2", "alice park target=alice.1",
+                 "alice window_on_nothing", "alice go_on_with_nobody"):
+        assert run(tested, st, text) == [], text
+        assert tested.state_to_json(st) == before, text
+
+
+def test_a_change_of_a_protected_tableau_no_argument_chose_is_left_out_and_told(tested: Engine) -> None:
+    st = table(tested, SMALL.replace("  phase turn\n", "  phase turn\n  set bao_caller = bob\n  set shield = active\n"))
+    assert st.protected == 0b10
+    discard = list(st.piles[tested.pile_index["discard_pile"]])
+    assert run(tested, st, "alice gift") == \
+        ["bob's tableau is protected (shield): this change is impossible and left out"]
+    assert [st.facts.label(c) for c in st.cards_of(1)] == ["Flamingo#1", "Kranich#1"]
+    assert st.piles[tested.pile_index["discard_pile"]] == discard
+    assert run(tested, st, "bob gift") == ["Meise#1 moves from discard pile to bob.3"]  # the owner's own change
+
+
+def test_a_card_in_no_place_cannot_move(tested: Engine) -> None:
+    st = table(tested, SMALL)
+    lost = next(c for c in st.deck() if c in st.box)
+    st.box.remove(lost)  # in no place at all: no rule can do this
+    with pytest.raises(EngineError, match=f"^card {lost} is nowhere$"):
+        tested.push(st, Move(0, "from_box"))

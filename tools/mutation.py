@@ -25,6 +25,12 @@ Steps:
    mutant; the survivors in .mutation/survivors.txt. `--classified FILE` names the survivors that
    FILE (tools/mutation_survivors.md) does not classify.
 
+`--resume --rerun-survivors` (after adding tests) runs the survivors again. A survivor that ran every
+test of its lines (no budget) keeps the digests of the test files it ran (.mutation/bases.json): while
+the package, the rules and the tests' helpers are unchanged, it runs again only against the tests of the
+test files changed or added since; the tests it passed before would pass again (tests are deterministic
+but for the randomness of a few Hypothesis tests).
+
 A mutant is killed when a selected test fails (or errors, or the child dies), survives when all pass,
 and is uncovered when no test executes its line (it survives without being run).
 """
@@ -369,6 +375,12 @@ def collect_main(out: Path, shard: int, shards: int, modules: list[str], paths: 
 class Coverage:
     durations: dict[str, float]
     lines: dict[str, dict[str, set[int]]]  # test -> module -> lines it executes
+    shared: str = ""  # the digest of the package, the rules and the tests' helpers (_shared_digest)
+    files: dict[str, str] = dataclasses.field(default_factory=dict)  # test file -> its digest
+
+    def basis(self) -> str:
+        """An id of what the tests were (the shared digest and every test file's), kept in bases.json."""
+        return hashlib.sha256(json.dumps([self.shared, sorted(self.files.items())]).encode()).hexdigest()[:16]
 
     def tests_for(self, mutant: Mutant, only: str) -> list[str]:
         """The tests that execute the mutant's lines (any line of the module for code run at import)."""
@@ -432,7 +444,8 @@ def collect_coverage(workers: int, refresh: bool) -> Coverage:
         cache.write_text(json.dumps(raw), encoding="utf-8")
         print(f"  {len(shard['durations']) if workers == 1 else 'the'} tests in {time.time() - start:.0f} s",
               flush=True)
-    return Coverage(raw["durations"], {t: {m: set(ls) for m, ls in mods.items()} for t, mods in raw["lines"].items()})
+    return Coverage(raw["durations"], {t: {m: set(ls) for m, ls in mods.items()} for t, mods in raw["lines"].items()},
+                    raw["shared"], raw["files"])
 
 
 # ---------------------------------------------------------------- step 2: one child process per mutant
@@ -613,6 +626,9 @@ class Outcome:
     seconds: float = 0.0
     patched: bool = False  # applied to the imported module in place (else imported anew)
     budget: bool = False  # survived the tests run within the time budget; the others were not run
+    # A survivor of every test that runs its lines (no budget, all tests): what those tests were, an id in
+    # bases.json. `--rerun-survivors` then runs it only against the tests of files changed or added since.
+    basis: str = ""
 
 
 def _within(tests: list[str], cov: Coverage, budget: float | None) -> list[str]:
@@ -629,19 +645,28 @@ def _within(tests: list[str], cov: Coverage, budget: float | None) -> list[str]:
     return out
 
 
+def _file(test: str) -> str:
+    return test.split("::")[0]
+
+
 def run_mutants(mutants: list[Mutant], cov: Coverage, workers: int, only: str, fresh: bool = False,
-                budget: float | None = None, journal: Path | None = None) -> dict[str, Outcome]:
-    """Run the mutants, `workers` children at a time; each outcome is appended to `journal` as it comes."""
+                budget: float | None = None, journal: Path | None = None,
+                passed: dict[str, set[str]] | None = None) -> dict[str, Outcome]:
+    """Run the mutants, `workers` children at a time; each outcome is appended to `journal` as it comes.
+    `passed`: by mutant, the test files whose tests it survived before, unchanged since (not run again)."""
     ours = preimport()
     at_import = cov.lines.get("", {})  # lines run while importing and collecting, outside any test
+    basis = cov.basis() if only == "all" else ""
     outcomes: dict[str, Outcome] = {}
     queue: list[tuple[Mutant, list[str]]] = []
     for m in mutants:
         tests = cov.tests_for(m, only)
-        if tests:
-            queue.append((m, tests))
-        else:
-            outcomes[m.ident] = Outcome("uncovered")
+        earlier = (passed or {}).get(m.ident, set())
+        todo = [t for t in tests if _file(t) not in earlier]
+        if todo:
+            queue.append((m, todo))
+        else:  # no test runs its lines, or it survived every one of them already
+            outcomes[m.ident] = Outcome("survived" if tests else "uncovered", basis=basis if tests else "")
             _note(journal, m, outcomes[m.ident])
     queue.reverse()
     # Tests that killed a mutant of a module are tried first on the module's next mutants.
@@ -692,7 +717,7 @@ def run_mutants(mutants: list[Mutant], cov: Coverage, workers: int, only: str, f
             if kind == "timeout":
                 outcome = Outcome("timeout", test)
             elif with_code == 0:
-                outcome = Outcome("survived", budget=cut)
+                outcome = Outcome("survived", budget=cut, basis="" if cut else basis)
             elif with_code in (1, 2) or kind == "killed":
                 outcome = Outcome("killed", test or "(collection)")
                 counts = kills.setdefault(mutant.module, {})
@@ -732,6 +757,18 @@ def read_journal(journal: Path) -> dict[str, Outcome]:
                 key = entry.pop("key")
                 out[key] = Outcome(**entry)
     return out
+
+
+def read_bases(out: Path) -> dict[str, dict[str, Any]]:
+    """The test files (and the shared digest) survivors were run against, by basis id (Outcome.basis)."""
+    path = out / "bases.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def write_basis(out: Path, cov: Coverage) -> None:
+    bases = read_bases(out)
+    bases[cov.basis()] = {"shared": cov.shared, "files": cov.files}
+    (out / "bases.json").write_text(json.dumps(bases), encoding="utf-8")
 
 
 # ---------------------------------------------------------------- step 3: the report
@@ -792,7 +829,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true",
                     help="keep the outcomes the journal in --out holds for unchanged mutants; run the others")
     ap.add_argument("--rerun-survivors", action="store_true",
-                    help="with --resume: run the survivors of the journal again (after adding tests)")
+                    help="with --resume: run the survivors of the journal again (after adding tests): those "
+                    "that survived every test before run only the tests of test files changed or added since")
     ap.add_argument("--report-only", action="store_true",
                     help="with --resume: only report the journal's outcomes (mutants it lacks are `not run`)")
     ap.add_argument("--budget", type=float, metavar="SECONDS",
@@ -819,13 +857,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     opts.out.mkdir(parents=True, exist_ok=True)
     journal = opts.out / "journal.jsonl"
     kept: dict[str, Outcome] = {}
+    passed: dict[str, set[str]] = {}
     if opts.resume:
         kept = read_journal(journal)
         if opts.rerun_survivors:  # the survivors among the mutants of this run (--modules, --mutants) run again
+            bases = read_bases(opts.out)
+            for m in mutants:
+                old = kept.get(_journal_key(m))
+                base = bases.get(old.basis) if old is not None and old.basis else None
+                if base is not None and base["shared"] == cov.shared:  # the tests of unchanged files passed
+                    passed[m.ident] = {f for f, digest in base["files"].items() if cov.files.get(f) == digest}
             chosen = {_journal_key(m) for m in mutants}
             kept = {k: o for k, o in kept.items() if k not in chosen or o.status not in ("survived", "uncovered")}
     else:
         journal.unlink(missing_ok=True)
+        (opts.out / "bases.json").unlink(missing_ok=True)
     todo = [] if opts.report_only else [m for m in mutants if _journal_key(m) not in kept]
     for m in mutants:
         if opts.report_only and _journal_key(m) not in kept:
@@ -835,7 +881,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    if o.status != "not run"), encoding="utf-8")
     print(f"step 2: {len(todo)} of {len(mutants)} mutants to run, {opts.workers} worker(s), tests: {opts.tests}",
           flush=True)
-    ran = run_mutants(todo, cov, opts.workers, opts.tests, opts.fresh, opts.budget, journal)
+    if not opts.report_only:
+        write_basis(opts.out, cov)
+    ran = run_mutants(todo, cov, opts.workers, opts.tests, opts.fresh, opts.budget, journal, passed)
     outcomes = {m.ident: kept[_journal_key(m)] if _journal_key(m) in kept else ran[m.ident] for m in mutants}
     elapsed = time.time() - start
     rows = score_lines(mutants, outcomes)

@@ -651,9 +651,10 @@ def _file(test: str) -> str:
 
 def run_mutants(mutants: list[Mutant], cov: Coverage, workers: int, only: str, fresh: bool = False,
                 budget: float | None = None, journal: Path | None = None,
-                passed: dict[str, set[str]] | None = None) -> dict[str, Outcome]:
+                passed: dict[str, set[str]] | None = None, first: frozenset[str] = frozenset()) -> dict[str, Outcome]:
     """Run the mutants, `workers` children at a time; each outcome is appended to `journal` as it comes.
-    `passed`: by mutant, the test files whose tests it survived before, unchanged since (not run again)."""
+    `passed`: by mutant, the test files whose tests it survived before, unchanged since (not run again).
+    `first`: test files whose tests are tried before any other (new tests aimed at the survivors)."""
     ours = preimport()
     at_import = cov.lines.get("", {})  # lines run while importing and collecting, outside any test
     basis = cov.basis() if only == "all" else ""
@@ -680,7 +681,8 @@ def run_mutants(mutants: list[Mutant], cov: Coverage, workers: int, only: str, f
                 mutant, tests = queue.pop()
                 seen = kills.get(mutant.module, {})
                 # Then the tests that run the most of the module per second: the likeliest to notice a change.
-                ordered = sorted(tests, key=lambda t: (-seen.get(t, 0), -len(cov.lines[t].get(mutant.module, ()))
+                ordered = sorted(tests, key=lambda t: (_file(t) not in first, -seen.get(t, 0),
+                                                       -len(cov.lines[t].get(mutant.module, ()))
                                                        / (cov.durations.get(t, 0.0) + 0.1)))
                 chosen = _within(ordered, cov, budget)
                 limits = {t: max(TIMEOUT_MIN, TIMEOUT_FACTOR * cov.durations.get(t, 1.0)) for t in chosen}
@@ -833,6 +835,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "that survived every test before run only the tests of test files changed or added since")
     ap.add_argument("--report-only", action="store_true",
                     help="with --resume: only report the journal's outcomes (mutants it lacks are `not run`)")
+    ap.add_argument("--first", nargs="+", default=[], metavar="TEST_FILE",
+                    help="try the tests of these files (tests/test_x.py) before any other: with --budget, tests "
+                    "written for the survivors then run within it")
     ap.add_argument("--budget", type=float, metavar="SECONDS",
                     help="run each mutant only against its first tests whose times in step 1 add up to SECONDS "
                     "(a survivor then is one within the budget; default: every selected test)")
@@ -883,7 +888,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           flush=True)
     if not opts.report_only:
         write_basis(opts.out, cov)
-    ran = run_mutants(todo, cov, opts.workers, opts.tests, opts.fresh, opts.budget, journal, passed)
+    ran = run_mutants(todo, cov, opts.workers, opts.tests, opts.fresh, opts.budget, journal, passed,
+                      frozenset(opts.first))
     outcomes = {m.ident: kept[_journal_key(m)] if _journal_key(m) in kept else ran[m.ident] for m in mutants}
     elapsed = time.time() - start
     rows = score_lines(mutants, outcomes)

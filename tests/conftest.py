@@ -65,6 +65,27 @@ def default_engine() -> Engine:
     return Engine(load_ruleset(default_rules_dir()))
 
 
+@pytest.fixture
+def dealt(default_engine: Engine) -> State:
+    """A match of three players just dealt (seed 5)."""
+    st, _ = default_engine.new_match(["alice", "bob", "carol"], 5, log=False)
+    return st
+
+
+# Nobody has a face-down card: the pelican's peek has no target.
+NO_CHOICE = """\
+scenario "no choice"
+table
+  players alice bob
+  alice: _, _
+  bob: _
+  draw: Weisspelikan, Star
+  discard: Specht
+  active alice
+play
+"""
+
+
 # A small scenario that passes; tests derive failing and malformed ones from it.
 DRAW_SCENARIO = """\
 scenario "A draw"

@@ -32,12 +32,6 @@ def compiled(eng: Engine, node: s.Expr, *names: str) -> Fn:
     return Compiler(eng.rules, eng.effects, eng.define_fns, eng.routine_procs).expr(node, frozenset(names))
 
 
-@pytest.fixture
-def dealt(default_engine: Engine) -> State:
-    st, _ = default_engine.new_match(["alice", "bob", "carol"], 5, log=False)
-    return st
-
-
 @pytest.mark.parametrize("node", [
     card_at_x(),
     s.Binary(HERE, "and", s.Lit(HERE, True), s.Binary(HERE, "==", card_at_x(), s.Lit(HERE, None))),

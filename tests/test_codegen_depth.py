@@ -73,12 +73,6 @@ def deep_stack() -> Iterator[None]:
     sys.setrecursionlimit(limit)
 
 
-@pytest.fixture
-def dealt(default_engine: Engine) -> State:
-    st, _ = default_engine.new_match(["alice", "bob", "carol"], 5, log=False)
-    return st
-
-
 def evaluate(eng: Engine, st: State, node: s.Expr) -> object:
     fn = Compiler(eng.rules, eng.effects, eng.define_fns, eng.routine_procs).expr(node, frozenset())
     return eng.evaluate(st, fn)

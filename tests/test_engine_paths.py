@@ -30,7 +30,7 @@ from baobei.engine.state import HandLoc, State, hand_of
 from baobei.language import syntax as s
 from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
-from conftest import table_state
+from conftest import NO_CHOICE, table_state
 
 HERE = s.Pos("<paths>", 1, 1)
 
@@ -89,19 +89,6 @@ table
   alice: Amsel, Kranich, Star, Meise
   bob: Flamingo, Specht, Rotkehlchen, Meise
   carol: Star, Spatz, Kranich, Specht
-  draw: Weisspelikan, Star
-  discard: Specht
-  active alice
-play
-"""
-
-# Nobody has a face-down card: the pelican's peek has no target.
-NO_CHOICE = """\
-scenario "no choice"
-table
-  players alice bob
-  alice: _, _
-  bob: _
   draw: Weisspelikan, Star
   discard: Specht
   active alice

@@ -22,7 +22,7 @@ from baobei.language.load import load_ruleset
 from baobei.language.source import Pos
 from baobei.scenarios.expectations import compile_probe
 from baobei.scenarios.parser import parse_scenario_text
-from conftest import MakeVariant, table_state
+from conftest import NO_CHOICE, MakeVariant, table_state
 
 HERE = Pos("units", 1, 1)
 
@@ -489,17 +489,6 @@ def test_a_step_that_would_change_a_protected_tableau_is_refused_listed_and_samp
 
 
 # ---------------------------------------------------------------- waiting abilities
-NO_CHOICE = """\
-scenario "no choice"
-table
-  players alice bob
-  alice: _, _
-  bob: _
-  draw: Weisspelikan, Star
-  discard: Specht
-  active alice
-play
-"""
 
 
 def test_an_ability_without_a_choice_waits_for_the_window_then_is_dropped(default_engine: Engine) -> None:

@@ -40,6 +40,18 @@ def edit_all(directory: Path, old: str, new: str) -> None:
     assert found, f"no {old!r} in any rules file"
 
 
+# The test modules that take longest (`pytest --durations=0`), longest first. Under `--dist loadscope`
+# (pyproject.toml) a module runs whole in one process, and modules are handed out in collection order:
+# handed out longest first, the processes end about together, not one waiting on a late long module.
+LONGEST_FIRST = ("test_explore.py", "test_relation.py", "test_verify.py", "test_fuzz.py", "test_docs.py",
+                 "test_site.py", "test_simulate.py", "test_mutations.py", "test_random_simulation.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the others keep their order
+
+
 @pytest.fixture
 def make_variant(tmp_path: Path) -> MakeVariant:
     """make_variant(("07_scoring.bao", "old", "new"), ...) -> a fresh edited copy of rules/."""

@@ -63,8 +63,14 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Project:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Project:
-    return _copy_project(tmp_path)
+def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """A fresh copy of the project, always at the same path in one test process: the files a test leaves
+    alone then keep their text and path, and are parsed once per process (the parsers cache by both)."""
+    dest = tmp_path_factory.getbasetemp() / "docs_project_copy"
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir()
+    return _copy_project(dest)
 
 
 # ---------------------------------------------------------------- determinism and --check

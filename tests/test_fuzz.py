@@ -445,7 +445,8 @@ def no_traceback(code: int, out: str, err: str, path: Path) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.one_of(mutated(SCENARIOS), token_mutated("scenario"), generated_scenario()))
+# deferred: the grammar's strategy is built when the test runs, not in every test process that collects it.
+@given(st.one_of(mutated(SCENARIOS), token_mutated("scenario"), st.deferred(generated_scenario)))
 def test_check_runs_mutated_scenarios_without_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                          text: str) -> None:
     path = tmp_path / "fuzz.scenario"

@@ -19,8 +19,7 @@ from baobei.language.errors import BaoError
 from baobei.language.paths import PROJECT_ROOT
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-# The site is built once per test process: every test of this module runs in the same one.
-pytestmark = pytest.mark.xdist_group("site")
+# The site is built once: every test of this module runs in the same process (--dist loadscope).
 # CI installs Chromium (.ci/run): there, a missing browser is a failure, never a silent skip.
 needs_browser = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"),
                                    reason="no Chromium on this machine (CI installs it)")

@@ -24,6 +24,7 @@ from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
 from baobei.language.ruleset import Ruleset
 from conftest import edit_file
+from planted import LOOK_WITHOUT_LIMIT
 
 MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
 Capture = pytest.CaptureFixture[str]
@@ -445,7 +446,8 @@ def test_properties_of_reached_states_are_explored_not_proved() -> None:
 def test_a_planted_bug_is_violated_with_the_moves_that_reach_it(tmp_path: Path) -> None:
     rules = tmp_path / "rules"  # the whole rules: this module's make_variant cuts the reachable properties
     shutil.copytree(default_rules_dir(), rules)
-    edit_file(rules / "02_setup.bao", "  require peeked[actor] < initial_peek else", "  require true else")
+    for name, old, new in LOOK_WITHOUT_LIMIT.edits:  # the planted bug: the initial peek has no limit
+        edit_file(rules / name, old, new)
     target = tmp_path / "found.scenario"
     code, out, _ = verify("--rules", str(rules), "--players", "2", "--depth", "4", "--states", "2000",
                           "--bmc-depth", "3", "--table-depth", "0", "--emit-scenario", str(target))
@@ -455,9 +457,10 @@ def test_a_planted_bug_is_violated_with_the_moves_that_reach_it(tmp_path: Path) 
     assert out.count("look slot=") >= 3, out  # the trace in the engine's words
     text = target.read_text(encoding="utf-8")
     assert "play" in text
-    ran = subprocess.run([sys.executable, "-m", "baobei.cli", "check", "--rules", str(rules), str(target)],
-                         capture_output=True, text=True, check=False)
-    assert ran.returncode == 1 and "peek_limit" in ran.stdout + ran.stderr
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        assert main(["check", "--rules", str(rules), str(target)]) == 1
+    assert "peek_limit" in out.getvalue()
 
 
 def test_a_claim_about_every_state_is_not_rescued_by_the_search(make_variant: MakeVariant) -> None:

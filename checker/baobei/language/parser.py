@@ -10,7 +10,7 @@ import dataclasses
 import re
 import sys
 import tomllib
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,14 @@ def grammar(name: str) -> Lark:
     # later processes skip the table construction (a quarter of a second for the rules grammar).
     return Lark(path.read_text(encoding="utf-8"), parser="lalr", propagate_positions=True,
                 maybe_placeholders=True, start=start or "start", cache=True)
+
+
+# A file's parse tree depends on its text only: kept by text, so a copy of the rules in another directory (a
+# rules variant, a test's copy) skips the parser and only runs the builder, which records the path.
+@lru_cache(maxsize=256)
+def parse_tree(name: str, text: str) -> Tree[Token]:
+    """The tree of `text` in grammar `name` (see grammar()); raises Lark's UnexpectedInput on bad input."""
+    return grammar(name).parse(text)
 
 
 # Terminals whose name means nothing to a user, spelled as what may be typed there.
@@ -581,13 +589,18 @@ class RulesBuilder(SourceBuilder):
         return s.Call(self._p(meta), str(func), tuple(a for a in args if a is not None))
 
 
+# Parsed files are immutable, and docs, verify and the tests parse the same texts many times in one process:
+# a parse is kept by (text, path), never by path alone, so an edited file is parsed anew.
+PARSE_CACHE = 512
+
+
+@lru_cache(maxsize=PARSE_CACHE)
 def parse_rules_text(text: str, path: str) -> s.RulesFile:
     """Parse one rules file; raises RulesError with file:line:col on bad input."""
-    lark = grammar("rules")
     try:
-        tree = lark.parse(text)
+        tree = parse_tree("rules", text)
     except UnexpectedInput as err:
-        raise syntax_error(err, path, text, lark, RulesError, "rules") from None
+        raise syntax_error(err, path, text, grammar("rules"), RulesError, "rules") from None
     return s.RulesFile(path, build(tree, RulesBuilder(path)))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +10,7 @@ from lark import Token, v_args
 from lark.exceptions import UnexpectedInput
 
 from ..language.errors import ScenarioError, caret_excerpt, read_source
-from ..language.parser import SourceBuilder, build, grammar, pos_of, syntax_error, unquote
+from ..language.parser import PARSE_CACHE, SourceBuilder, build, grammar, parse_tree, pos_of, syntax_error, unquote
 from ..language.source import Citation, Pos
 from . import syntax as sc
 
@@ -263,14 +264,14 @@ class ScenarioBuilder(SourceBuilder):
                             self._value(value))
 
 
+@lru_cache(maxsize=PARSE_CACHE)  # a scenario is parsed once per text and path (see PARSE_CACHE)
 def parse_scenario_text(text: str, path: str) -> sc.Scenario:
     """Parse one scenario; raises ScenarioError with file:line:col on bad input."""
-    lark = grammar("scenario")
     source = text if text.endswith("\n") else text + "\n"
     try:
-        tree = lark.parse(source)
+        tree = parse_tree("scenario", source)
     except UnexpectedInput as err:
-        raise syntax_error(err, path, source, lark, ScenarioError, "scenario") from None
+        raise syntax_error(err, path, source, grammar("scenario"), ScenarioError, "scenario") from None
     result: sc.Scenario = build(tree, ScenarioBuilder(path, source))
     return result
 

@@ -81,16 +81,6 @@ class CompiledMove:
         """The names of a plain move, none of them bound yet, in the order `env_for` binds them."""
         return {"actor": None, "source": None, **self.no_args}
 
-    def player_level(self, ctx: Ctx) -> bool:
-        """Whether `by` and the guards that read no argument hold."""
-        by = self.by
-        if by is not None and not by(ctx):
-            return False
-        for fn, _ in self.fixed:  # noqa: SIM110 -- a plain loop: this runs for every candidate move
-            if not fn(ctx):
-                return False
-        return True
-
 
 def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: list[Protection],
                  targets: frozenset[str]) -> CompiledMove:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -50,6 +51,15 @@ LONGEST_FIRST = ("test_explore.py", "test_relation.py", "test_verify.py", "test_
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the others keep their order
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # The collected items and the imported modules live to the end of the run: frozen, the garbage collector
+    # stops walking them; a larger first threshold collects the searches' short-lived states less often
+    # (about 5 % less time for test_explore.py).
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
 
 
 @pytest.fixture

@@ -11,10 +11,13 @@ from __future__ import annotations
 import pytest
 from baobei.engine.compiler import Compiler
 from baobei.engine.engine import Engine
+from baobei.engine.move import Move
 from baobei.engine.runtime import Ctx, Fn, Origin
 from baobei.engine.state import State
 from baobei.language import syntax as s
 from baobei.language.errors import EngineError, RulesError
+from baobei.language.load import load_ruleset
+from conftest import MakeVariant
 
 HERE = s.Pos("<generated>", 3, 7)
 WRONG = r"^<generated>:3:7: card_at\(5\): an argument is of the wrong kind$"
@@ -129,3 +132,26 @@ def test_what_the_kind_checker_refuses_is_refused_when_compiled_too(default_engi
         comp.block((s.SetVar(HERE, "speed", None, s.Lit(HERE, 1)),), frozenset(), origin)
     with pytest.raises(RulesError, match=r"^<generated>:3:7: unknown routine 'fly'$"):
         comp.block((s.Run(HERE, "fly", ()),), frozenset(), origin)
+
+
+def deep_move(levels: int) -> str:
+    """A move whose body nests `levels` blocks (if, for, if, ...) around one assignment."""
+    opening = "".join("if true { " if i % 2 == 0 else "for p in players { " for i in range(levels))
+    return f"""
+move deep "Nested blocks" § 1.1 [P1]
+  by true
+  do {{ {opening}set recycles = recycles + 1 {"} " * levels}}}
+"""
+
+
+@pytest.mark.parametrize("levels", [3, 4, 5, 9])
+def test_blocks_nested_past_the_compilers_depth_still_run(make_variant: MakeVariant, levels: int) -> None:
+    # Blocks nested deeper than compiler.MAX_BLOCKS go into a function of their own; the statements inside run
+    # all the same: once per player of each `for` around them.
+    rules = make_variant()
+    (rules / "95_deep.bao").write_text(deep_move(levels), encoding="utf-8")
+    eng = Engine(load_ruleset(rules))
+    st, _ = eng.new_match(["ann", "ben", "cid"], 1, log=False)
+    before = st.vars["recycles"]
+    eng.push(st, Move(0, "deep", ()), log=False)
+    assert st.vars["recycles"] == before + 3 ** (levels // 2)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from baobei.engine.engine import Engine
+from baobei.engine.legality import _first_of_species_drawn
 from baobei.engine.move import Move
 from baobei.engine.runtime import Ctx
 from baobei.language.load import load_ruleset
@@ -104,3 +105,53 @@ def test_rejection_sampling_falls_back_to_enumeration(default_engine: Engine) ->
     # With no sampling tries left, every move comes from the enumeration, still only legal ones.
     moves = {default_engine.random_move(st, rng, tries=0) for _ in range(12 * len(legal))}
     assert moves == legal
+
+
+# bob's Schuhschnabel draws two Amsel: one exchange may use either card, both exchanges use both.
+TWO_OF_A_KIND = """\
+scenario "a Schuhschnabel exchange with two held cards of one species"
+table
+  players alice bob
+  alice: Spatz, Kranich, Meise
+  bob: Flamingo, Specht, Star
+  draw: Schuhschnabel, Amsel, Amsel, Kranich, Star
+  discard: Rotkehlchen
+  active bob
+play
+  bob draw
+  bob discard
+  bob double_exchange
+  expect pending exchange_cards for bob
+  expect bob holds Amsel
+"""
+
+
+def test_the_sampler_pairs_two_held_cards_of_one_species_as_the_enumeration_does(default_engine: Engine) -> None:
+    """A held card is named by its species: of two alike, the first not chosen earlier in the move stands for
+    both. The sampler draws the moves that use both (the second Amsel for the second exchange), all of the
+    enumeration's and as often as each other."""
+    result = run_scenario(parse_scenario_text(TWO_OF_A_KIND, "two_of_a_kind.scenario"), default_engine)
+    assert result.passed and result.state is not None, result.failure
+    st = result.state
+    legal = [m for m in default_engine.legal_moves(st) if m.player == 1]
+    both = [m for m in legal if dict(m.args).get("own_card") is not None and dict(m.args).get("other_card") is not None]
+    assert both and all(dict(m.args)["own_card"] != dict(m.args)["other_card"] for m in both)
+    rng = random.Random(11)
+    draws = 200 * len(legal)
+    counts: Counter[Move] = Counter(default_engine.random_move(st, rng, player=1) for _ in range(draws))
+    assert set(counts) == set(legal)
+    assert chi_square(counts, draws / len(legal)) < 2 * len(legal) + 30
+
+
+def test_the_drawn_held_card_is_the_first_of_its_species_not_chosen_before(default_engine: Engine) -> None:
+    """The sampler's test of a drawn held card, alone: with one Amsel chosen for the first exchange, the
+    second Amsel (not the first again) is the one that stands for the species in the second."""
+    result = run_scenario(parse_scenario_text(TWO_OF_A_KIND, "two_of_a_kind.scenario"), default_engine)
+    st = result.state
+    assert st is not None
+    first, second = st.hands[1]
+    names = ("actor", "own_card", "other_card")
+    canonical = _first_of_species_drawn(names, ["own_card", "other_card"], [0, 1], 1)
+    assert canonical(st, 1, first, second) and canonical(st, 1, None, first)
+    assert not canonical(st, 1, first, first) and not canonical(st, 1, None, second)
+    assert canonical(st, 1, first, None)  # no second card chosen

@@ -4,11 +4,14 @@ and the general form protect the same tableaux (engine/protection.py's contract)
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 
 import pytest
 from baobei.engine.engine import Engine
+from baobei.engine.legality import _unprotected_drawn
+from baobei.engine.protection import tableau_of
 from baobei.language.load import load_ruleset
 from baobei.language.paths import default_scenarios_dir
 from baobei.scenarios.parser import parse_scenario_file
@@ -58,3 +61,20 @@ def test_rules_without_a_simultaneous_declaration_have_no_call_order(make_varian
             assert st.phase == "match_over"
             break
         eng.push(st, move, log=False)
+
+
+def test_the_samplers_protection_guard_passes_an_argument_left_out(default_engine: Engine) -> None:
+    """The sampler's protection test of one drawn argument: an optional slot left out (none) names no tableau
+    and passes; a slot of the shielded caller's tableau is refused to bob; bob's own slot passes."""
+    path = default_scenarios_dir() / "shield" / "schuhschnabel_only_own_exchange.scenario"
+    scenario = parse_scenario_file(path)
+    at_exchange = next(i for i, step in enumerate(scenario.steps) if "decisive" in repr(step))
+    result = run_scenario(dataclasses.replace(scenario, steps=scenario.steps[:at_exchange]), default_engine)
+    st = result.state
+    assert result.passed and st is not None and st.is_protected(0)
+    guard = _unprotected_drawn(1, default_engine.protections[0], default_engine.protections)
+    alice_slot = next(v for v in default_engine.domain(st, "slot", 1) if tableau_of(v) == 0)
+    bob_slot = next(v for v in default_engine.domain(st, "slot", 1) if tableau_of(v) == 1)
+    assert guard(st, 1, None) is True
+    assert guard(st, 1, alice_slot) is False and guard(st, 1, bob_slot) is True
+    assert guard(st, 0, alice_slot) is True  # the caller's own change

@@ -12,7 +12,9 @@ are), annotations and annotation-only declarations, `__slots__`, `if TYPE_CHECKI
 
 Steps:
 1. Coverage per test, collected once (coverage.py, one dynamic context per pytest item; the scenarios are
-   pytest items too) and cached in .mutation/ until a module or a test changes.
+   pytest items too) and cached in .mutation/ until a module or a test changes. A module- or session-scoped
+   fixture (the default engine, compiled once) gets a context of its own while it is made, and every test
+   that asks for it is selected for the lines that making it runs (else only the first test to ask would be).
 2. Each mutant runs in a forked child process: the mutated function gets the mutated code in place, or
    (for code that runs at import) the package and the tests are imported anew with the mutated module
    compiled from its tree (line numbers kept). Only the tests that execute the mutated lines run (code
@@ -69,6 +71,10 @@ DEFAULT_MODULES = (*sorted(f"engine/{p.name}" for p in (PACKAGE / "engine").glob
                    "language/builtins.py", "language/arith.py")
 MEMORY_LIMIT = 6 << 30  # bytes of address space per child: a mutant that hoards memory is killed, not the machine
 TIMEOUT_FACTOR, TIMEOUT_MIN = 10.0, 20.0  # a test's time limit in a child: factor x its time in step 1, at least
+# How a mutant's tests are chosen, in the bases of survivors: a survivor judged under an earlier way is run
+# against all its tests again by --rerun-survivors (2: the users of fixtures are chosen too).
+SELECTION = 2
+FIXTURE = "fixture:"  # the coverage context of a module- or session-scoped fixture being made: FIXTURE + its name
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly", "-o", "addopts=",
                "-p", "baobei.scenarios.pytest_plugin", "-q", "--no-header", "-W", "ignore"]
 
@@ -318,6 +324,8 @@ class CollectPlugin:
         self.shard, self.shards = shard, shards
         self.durations: dict[str, float] = {}
         self.failed: set[str] = set()
+        self.uses: dict[str, list[str]] = {}  # test -> the fixtures it asks for, made for it or before it
+        self.contexts: list[str] = [""]
 
     def pytest_collection_modifyitems(self, items: list[Any]) -> None:
         items[:] = [item for i, item in enumerate(items) if i % self.shards == self.shard]
@@ -325,13 +333,31 @@ class CollectPlugin:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: Any) -> Generator[None, object, object]:
         _forget_compiled_engines()  # each test compiles the rules itself: compile-time lines count for it
+        self.uses[item.nodeid] = sorted(item.fixturenames)
+        self.contexts = [item.nodeid]
         self.cov.switch_context(item.nodeid)
         start = time.perf_counter()
         try:
             return (yield)
         finally:
             self.durations[item.nodeid] = time.perf_counter() - start
+            self.contexts = [""]
             self.cov.switch_context("")
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_fixture_setup(self, fixturedef: Any, request: Any) -> Generator[None, object, object]:
+        """A fixture made once for many tests (module or session scope, the default engine): what making it
+        runs counts for a context of its own, not for the first test that asked for it; every test that
+        uses the fixture is then selected with it (Coverage.tests_for)."""
+        if fixturedef.scope == "function":
+            return (yield)
+        self.contexts.append(FIXTURE + fixturedef.argname)
+        self.cov.switch_context(self.contexts[-1])
+        try:
+            return (yield)
+        finally:
+            self.contexts.pop()
+            self.cov.switch_context(self.contexts[-1])
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         if report.failed:
@@ -367,6 +393,7 @@ def collect_main(out: Path, shard: int, shards: int, modules: list[str], paths: 
             for ctx in contexts:
                 lines.setdefault(ctx, {}).setdefault(module, []).append(line)
     out.write_text(json.dumps({"rc": int(rc), "durations": plugin.durations, "failed": sorted(plugin.failed),
+                               "uses": plugin.uses,
                                "lines": lines}), encoding="utf-8")
     return 0
 
@@ -374,13 +401,15 @@ def collect_main(out: Path, shard: int, shards: int, modules: list[str], paths: 
 @dataclasses.dataclass
 class Coverage:
     durations: dict[str, float]
-    lines: dict[str, dict[str, set[int]]]  # test -> module -> lines it executes
+    lines: dict[str, dict[str, set[int]]]  # test (or FIXTURE + a fixture's name) -> module -> lines it executes
+    uses: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # test -> the fixtures it asks for
     shared: str = ""  # the digest of the package, the rules and the tests' helpers (_shared_digest)
     files: dict[str, str] = dataclasses.field(default_factory=dict)  # test file -> its digest
 
     def basis(self) -> str:
         """An id of what the tests were (the shared digest and every test file's), kept in bases.json."""
-        return hashlib.sha256(json.dumps([self.shared, sorted(self.files.items())]).encode()).hexdigest()[:16]
+        what = [self.shared, sorted(self.files.items()), SELECTION]
+        return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:16]
 
     def tests_for(self, mutant: Mutant, only: str) -> list[str]:
         """The tests that execute the mutant's lines (any line of the module for code run at import)."""
@@ -389,13 +418,19 @@ class Coverage:
         wide = not mutant.in_function or bool(span & self.lines.get("", {}).get(mutant.module, set())
                                                and not any(span & m.get(mutant.module, set())
                                                            for t, m in self.lines.items() if t))
-        out = []
+        out, fixtures = set(), set()
         for test, modules in self.lines.items():
-            if not test or (only == "scenarios" and not test.startswith("scenarios/")):
-                continue
             lines = modules.get(mutant.module)
-            if lines and (wide or lines & span):
-                out.append(test)
+            if not test or not lines or not (wide or lines & span):
+                continue
+            if test.startswith(FIXTURE):
+                fixtures.add(test.removeprefix(FIXTURE))
+            elif only == "all" or test.startswith("scenarios/"):
+                out.add(test)
+        # The tests that use a fixture whose making runs the lines (by name: a name two modules define
+        # selects the users of both, which costs time, never a miss).
+        out |= {test for test, names in self.uses.items() if fixtures.intersection(names)
+                and (only == "all" or test.startswith("scenarios/"))}
         return sorted(out, key=lambda t: (self.durations.get(t, 0.0), t))
 
 
@@ -406,16 +441,16 @@ def collect_coverage(workers: int, refresh: bool) -> Coverage:
     cache = STATE_DIR / "coverage.json"
     shared = _shared_digest()
     files = {str(f.relative_to(ROOT)): _digest([f]) for f in _test_files()}
-    raw: dict[str, Any] = {"shared": shared, "files": {}, "durations": {}, "lines": {}}
+    raw: dict[str, Any] = {"shared": shared, "files": {}, "durations": {}, "lines": {}, "uses": {}}
     if cache.exists() and not refresh:
         old = json.loads(cache.read_text(encoding="utf-8"))
-        if old.get("shared") == shared:
+        if old.get("shared") == shared and "uses" in old:  # a cache without fixture contexts is collected anew
             raw = old
     stale = [f for f, h in files.items() if raw["files"].get(f) != h]
     gone = set(raw["files"]) - set(files)
     if stale or gone or not raw["files"]:
         changed = set(stale) | gone
-        for key in ("durations", "lines"):
+        for key in ("durations", "lines", "uses"):
             raw[key] = {t: v for t, v in raw[key].items() if t and t.split("::")[0] not in changed}
         start = time.time()
         every = len(stale) == len(files)
@@ -432,6 +467,7 @@ def collect_coverage(workers: int, refresh: bool) -> Coverage:
         for part in parts:
             shard = json.loads(part.read_text(encoding="utf-8"))
             raw["durations"].update(shard["durations"])
+            raw["uses"].update(shard["uses"])
             failed += shard["failed"]
             for test, mods in shard["lines"].items():
                 into = raw["lines"].setdefault(test, {})
@@ -445,6 +481,7 @@ def collect_coverage(workers: int, refresh: bool) -> Coverage:
         print(f"  {len(shard['durations']) if workers == 1 else 'the'} tests in {time.time() - start:.0f} s",
               flush=True)
     return Coverage(raw["durations"], {t: {m: set(ls) for m, ls in mods.items()} for t, mods in raw["lines"].items()},
+                    raw["uses"],
                     raw["shared"], raw["files"])
 
 
@@ -682,7 +719,7 @@ def run_mutants(mutants: list[Mutant], cov: Coverage, workers: int, only: str, f
                 seen = kills.get(mutant.module, {})
                 # Then the tests that run the most of the module per second: the likeliest to notice a change.
                 ordered = sorted(tests, key=lambda t: (_file(t) not in first, -seen.get(t, 0),
-                                                       -len(cov.lines[t].get(mutant.module, ()))
+                                                       -len(cov.lines.get(t, {}).get(mutant.module, ()))
                                                        / (cov.durations.get(t, 0.0) + 0.1)))
                 chosen = _within(ordered, cov, budget)
                 limits = {t: max(TIMEOUT_MIN, TIMEOUT_FACTOR * cov.durations.get(t, 1.0)) for t in chosen}

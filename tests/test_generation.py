@@ -8,10 +8,12 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from baobei.engine.engine import Engine
 from baobei.engine.legality import _first_of_species_drawn
 from baobei.engine.move import Move
 from baobei.engine.runtime import Ctx
+from baobei.engine.state import State
 from baobei.language.load import load_ruleset
 from baobei.scenarios.parser import parse_scenario_text
 from baobei.scenarios.runner import run_scenario
@@ -126,13 +128,20 @@ play
 """
 
 
-def test_the_sampler_pairs_two_held_cards_of_one_species_as_the_enumeration_does(default_engine: Engine) -> None:
+@pytest.fixture
+def two_of_a_kind(default_engine: Engine) -> State:
+    """The state of TWO_OF_A_KIND: bob's exchange pending, two Amsel in his hand."""
+    result = run_scenario(parse_scenario_text(TWO_OF_A_KIND, "two_of_a_kind.scenario"), default_engine)
+    assert result.passed and result.state is not None, result.failure
+    return result.state
+
+
+def test_the_sampler_pairs_two_held_cards_of_one_species_as_the_enumeration_does(
+        default_engine: Engine, two_of_a_kind: State) -> None:
     """A held card is named by its species: of two alike, the first not chosen earlier in the move stands for
     both. The sampler draws the moves that use both (the second Amsel for the second exchange), all of the
     enumeration's and as often as each other."""
-    result = run_scenario(parse_scenario_text(TWO_OF_A_KIND, "two_of_a_kind.scenario"), default_engine)
-    assert result.passed and result.state is not None, result.failure
-    st = result.state
+    st = two_of_a_kind
     legal = [m for m in default_engine.legal_moves(st) if m.player == 1]
     both = [m for m in legal if dict(m.args).get("own_card") is not None and dict(m.args).get("other_card") is not None]
     assert both and all(dict(m.args)["own_card"] != dict(m.args)["other_card"] for m in both)
@@ -143,12 +152,10 @@ def test_the_sampler_pairs_two_held_cards_of_one_species_as_the_enumeration_does
     assert chi_square(counts, draws / len(legal)) < 2 * len(legal) + 30
 
 
-def test_the_drawn_held_card_is_the_first_of_its_species_not_chosen_before(default_engine: Engine) -> None:
+def test_the_drawn_held_card_is_the_first_of_its_species_not_chosen_before(two_of_a_kind: State) -> None:
     """The sampler's test of a drawn held card, alone: with one Amsel chosen for the first exchange, the
     second Amsel (not the first again) is the one that stands for the species in the second."""
-    result = run_scenario(parse_scenario_text(TWO_OF_A_KIND, "two_of_a_kind.scenario"), default_engine)
-    st = result.state
-    assert st is not None
+    st = two_of_a_kind
     first, second = st.hands[1]
     names = ("actor", "own_card", "other_card")
     canonical = _first_of_species_drawn(names, ["own_card", "other_card"], [0, 1], 1)

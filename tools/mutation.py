@@ -412,25 +412,20 @@ class Coverage:
         return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:16]
 
     def tests_for(self, mutant: Mutant, only: str) -> list[str]:
-        """The tests that execute the mutant's lines (any line of the module for code run at import)."""
+        """The tests that execute the mutant's lines (any line of the module for code run at import), and the
+        tests that use a fixture whose making executes them."""
         span = set(range(mutant.line, mutant.end_line + 1))
         # A line that only runs at import (a closure made then) counts as code at import.
         wide = not mutant.in_function or bool(span & self.lines.get("", {}).get(mutant.module, set())
                                                and not any(span & m.get(mutant.module, set())
                                                            for t, m in self.lines.items() if t))
-        out, fixtures = set(), set()
-        for test, modules in self.lines.items():
-            lines = modules.get(mutant.module)
-            if not test or not lines or not (wide or lines & span):
-                continue
-            if test.startswith(FIXTURE):
-                fixtures.add(test.removeprefix(FIXTURE))
-            elif only == "all" or test.startswith("scenarios/"):
-                out.add(test)
-        # The tests that use a fixture whose making runs the lines (by name: a name two modules define
-        # selects the users of both, which costs time, never a miss).
-        out |= {test for test, names in self.uses.items() if fixtures.intersection(names)
-                and (only == "all" or test.startswith("scenarios/"))}
+        running = {ctx for ctx, modules in self.lines.items() if ctx and (lines := modules.get(mutant.module))
+                   and (wide or lines & span)}
+        fixtures = {ctx.removeprefix(FIXTURE) for ctx in running if ctx.startswith(FIXTURE)}
+        # By a fixture's name: a name two modules define selects the users of both (time, never a miss).
+        users = {test for test, names in self.uses.items() if fixtures.intersection(names)}
+        tests = {ctx for ctx in running if not ctx.startswith(FIXTURE)} | users
+        out = {t for t in tests if only == "all" or t.startswith("scenarios/")}
         return sorted(out, key=lambda t: (self.durations.get(t, 0.0), t))
 
 

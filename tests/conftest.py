@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -15,8 +16,15 @@ from baobei.language.paths import default_rules_dir
 from baobei.scenarios.parser import parse_scenario_text
 from baobei.scenarios.setup import build_table
 from baobei.scenarios.syntax import Table
+from hypothesis import settings
 
 pytest_plugins = ["pytester"]
+
+# Hypothesis draws the same inputs on every run (same inputs, same outcome: a CI run cannot fail by chance).
+# BAOBEI_HYPOTHESIS=random draws new ones, to look further; a failure found that way prints its input.
+settings.register_profile("same", derandomize=True)
+settings.register_profile("random", derandomize=False)
+settings.load_profile(os.environ.get("BAOBEI_HYPOTHESIS", "same"))
 
 # (file name in rules/, exact text to find, replacement)
 Edit = tuple[str, str, str]

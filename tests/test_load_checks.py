@@ -25,6 +25,18 @@ def test_a_definition_cycle_through_calls_inside_larger_expressions_is_refused(m
         load_ruleset(rules)
 
 
+def test_a_definition_cycle_met_while_working_out_a_kind_is_refused(make_variant: MakeVariant) -> None:
+    # A filter's domain has its kind worked out, which follows definitions into their bodies: the cycle
+    # must be reported before that, not end in a RecursionError (found by test_fuzz).
+    rules = make_variant(("02_setup.bao", "define initial_peek = 2 ",
+                          "define loop_a = if true then loop_b(1) else players § 1.2 [P9] \"a\"\n"
+                          "define loop_b(x: int) = if x > 0 then loop_a else players § 1.2 [P9] \"b\"\n"
+                          "define loop_c = [p in loop_a where true] § 1.2 [P9] \"c\"\n"
+                          "define initial_peek = 2 "))
+    with pytest.raises(RulesError, match="definitions call each other in a cycle: loop_a -> loop_b -> loop_a"):
+        load_ruleset(rules)
+
+
 def test_a_definition_that_names_itself_inside_an_expression_is_refused(make_variant: MakeVariant) -> None:
     rules = make_variant(("02_setup.bao", "define initial_peek = 2 ", "define initial_peek = 1 + initial_peek "))
     with pytest.raises(RulesError, match="definitions call each other in a cycle: initial_peek -> initial_peek"):

@@ -120,11 +120,20 @@ def outcome(ident: str) -> tuple[str, str]:
         eng = mutated_engine(m)
     except BaoError as err:
         return ("invalid", str(err).splitlines()[0])
-    for scenario in baseline():
+    order = trial_order()
+    for i, scenario in enumerate(order):
         how = killed_by(scenario, eng)
         if how is not None:
+            order.insert(0, order.pop(i))  # move to front: mutants of one rule fall to the same scenarios
             return ("killed", how)
     return ("survived", "")
+
+
+@cache
+def trial_order() -> list[sc.Scenario]:
+    """The baseline in the order mutants try it: the last scenario that killed one comes first (a third of
+    the time the scenarios in file order take; a survivor still tries every one)."""
+    return list(baseline())
 
 
 def test_there_are_mutants_of_every_kind() -> None:

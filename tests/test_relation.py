@@ -21,12 +21,13 @@ from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
 from baobei.language.small_deck import small_deck
 from baobei.proofs import terms as T
-from baobei.proofs.agreement import agreement
+from baobei.proofs.agreement import agreement, check_step, engine_step
 from baobei.proofs.bmc import RULES_RUN, Unrolling, bmc, search
 from baobei.proofs.relation import Relation
 from baobei.proofs.trace import read_trace, replay
 from baobei.proofs.translate import Unsupported
 from baobei.proofs.verify import finding_scenario
+from conftest import MakeVariant
 from planted import ALL
 
 
@@ -36,6 +37,25 @@ def small(players: int, rules_dir: Path | None = None) -> object:
 
 def test_every_engine_move_is_a_step_of_the_relation() -> None:
     assert agreement(small(2), 2, moves=12, seed=5) == []  # type: ignore[arg-type]
+
+
+def test_the_agreement_check_names_a_state_the_relation_does_not_reach(make_variant: MakeVariant) -> None:
+    # The engine plays a variant whose look counts two peeks; the relation follows the rules as they are.
+    variant = small(2, make_variant(("02_setup.bao", "    set peeked[actor] = peeked[actor] + 1\n",
+                                     "    set peeked[actor] = peeked[actor] + 2\n")))
+    eng, rel = Engine(variant), Relation(small(2), 2)  # type: ignore[arg-type]
+    st, _ = eng.new_match(["alice", "bob"], 5)
+    move = next(eng.legal_moves(st))
+    assert move.name == "look"
+    after, drawn = engine_step(eng, st, move)
+    assert after is not None
+    problem = check_step(eng, rel, st, move, after, drawn, 0)
+    assert problem.startswith("move 0, alice look slot=") and "peeked" in problem, problem
+    # The same move of the rules as they are is a step of the relation.
+    same = Engine(small(2))  # type: ignore[arg-type]
+    st, _ = same.new_match(["alice", "bob"], 5)
+    after, drawn = engine_step(same, st, move)
+    assert after is not None and check_step(same, rel, st, move, after, drawn, 0) == ""
 
 
 @pytest.mark.slow
@@ -154,11 +174,12 @@ def test_a_deeper_planted_bug_is_found_and_its_trace_replays(name: str, make_var
 
 
 def test_verify_reports_the_relation(capsys: object) -> None:
-    assert main(["verify", "--players", "2", "--bmc-depth", "2", "--states", "200", "--depth", "4",
+    # One move: the depth 2 of the relation is judged above, without the command around it.
+    assert main(["verify", "--players", "2", "--bmc-depth", "1", "--states", "200", "--depth", "4",
                  "--table-depth", "0"]) == 0
     out = capsys.readouterr().out  # type: ignore[attr-defined]
-    assert "relation  2 players: bounded model checking to 2 moves" in out
-    assert "bounded   peek_limit" in out and "bounded to 2 moves" in out
+    assert "relation  2 players: bounded model checking to 1 move " in out
+    assert "bounded   peek_limit" in out and "bounded to 1 move (" in out
 
 
 def verify_finds_failing_rule(variant: Path, depth: int, move: str, capsys: object, tmp_path: Path) -> None:

@@ -7,10 +7,12 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from baobei.docs.generate import Project
@@ -55,6 +57,12 @@ def test_the_site_has_every_page_and_no_external_resource(site: Path) -> None:
         assert (site / page).is_file(), page
     faq = (site / "faq.html").read_text(encoding="utf-8")
     assert "Frage" in faq and "Question" in faq and ".svg" in faq
+    pictures = re.findall(r'<img [^>]*src="([^"]+\.svg)"', faq)
+    assert len(pictures) > 100
+    for src in pictures:  # every picture exists and is an SVG drawing (the browser test draws the first ones)
+        root = ElementTree.parse(site / src).getroot()
+        box = [float(v) for v in root.get("viewBox", "").split()]
+        assert root.tag.endswith("svg") and len(box) == 4 and box[2] > 0 and box[3] > 0, src
     for page in site.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         assert "fonts.googleapis" not in text and "fonts.gstatic" not in text, page
@@ -91,9 +99,14 @@ def test_the_site_in_a_real_browser(server: str, tmp_path: Path) -> None:
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.on("request", lambda req: external.append(req.url) if not req.url.startswith(server) else None)
         page.goto(f"{server}/faq.html", wait_until="networkidle")
+        # The pictures load lazily (every one is checked on disk by the test above): the first 40 are
+        # loaded now and must be drawn with a size.
+        assert page.eval_on_selector_all("img[src$='.svg']", "imgs => imgs.length > 40 && "
+                                         "imgs.every(i => i.loading === 'lazy')")
         sizes = page.eval_on_selector_all(
-            "img[src$='.svg']", "imgs => imgs.map(i => [i.naturalWidth, i.getBoundingClientRect().width])")
-        assert len(sizes) > 20 and all(natural > 0 and shown > 0 for natural, shown in sizes)
+            "img[src$='.svg']", "imgs => Promise.all(imgs.slice(0, 40).map(i => { i.loading = 'eager'; "
+            "return i.decode().then(() => [i.naturalWidth, i.getBoundingClientRect().width]); }))")
+        assert len(sizes) == 40 and all(natural > 0 and shown > 0 for natural, shown in sizes)
         page.screenshot(path=str(tmp_path / "faq.png"), full_page=False)
         assert (tmp_path / "faq.png").stat().st_size > 10_000
         for word, wanted in (("Ablage", "faq.html"), ("discard", "faq.html")):

@@ -149,11 +149,14 @@ def test_a_second_negative_card_breaks_invariants_1_and_2(make_variant: MakeVari
 
 
 def test_a_failure_minimum_of_zero_breaks_invariant_3(make_variant: MakeVariant) -> None:
-    code, out, _ = verify("--rules", str(make_variant(FAILURE_MIN_ZERO)))
+    # Judged with a claim the variant keeps (card_conservation is the slow one, and unrelated).
+    code, out, _ = verify("--rules", str(make_variant(FAILURE_MIN_ZERO)), "--only", "bao_score_bounds",
+                          "--only", "single_negative")
     assert code == 1
     rules = load_ruleset(default_rules_dir())
     got = statuses(out)
     assert {k for k, v in got.items() if v == "violated"} == {("bao_score_bounds", n) for n in counts(rules)}
+    assert {k for k, v in got.items() if v == "proved"} == {("single_negative", n) for n in counts(rules)}
     assert "bao_failure_min = 0" in out and "bao_success = false" in out
 
 
@@ -167,11 +170,12 @@ def test_a_deck_too_small_for_six_players_breaks_invariant_5(make_variant: MakeV
     size = sum(sp.count for sp in rules.species.values())
     too_big = {n for n in counts(rules) if n * (rules.table_value("hand_size", n) or 0) + 1 > size}
     assert too_big and too_big != set(counts(rules))  # the variant is small for some counts only
-    code, out, _ = verify("--rules", str(variant))
+    code, out, _ = verify("--rules", str(variant), "--only", "deal_fits_deck", "--only", "tables_defined")
     assert code == 1
     got = statuses(out)
     assert {n for (ident, n), v in got.items() if ident == "deal_fits_deck" and v == "violated"} == too_big
     assert {ident for (ident, _), v in got.items() if v == "violated"} == {"deal_fits_deck"}
+    assert len(got) == 2 * len(counts(rules))
 
 
 def test_a_missing_table_row_breaks_invariant_6(make_variant: MakeVariant) -> None:
@@ -454,10 +458,14 @@ def test_a_planted_bug_is_violated_with_the_moves_that_reach_it(tmp_path: Path) 
     for name, old, new in LOOK_WITHOUT_LIMIT.edits:  # the planted bug: the initial peek has no limit
         edit_file(rules / name, old, new)
     target = tmp_path / "found.scenario"
+    # --only: the relation asks about this property alone (7 s instead of 26 s); the emitted scenario is
+    # still checked against every property below.
     code, out, _ = verify("--rules", str(rules), "--players", "2", "--depth", "4", "--states", "2000",
-                          "--bmc-depth", "3", "--table-depth", "0", "--emit-scenario", str(target))
+                          "--bmc-depth", "3", "--table-depth", "0", "--only", "peek_limit",
+                          "--emit-scenario", str(target))
     assert code == 1
-    assert statuses(out)[("peek_limit", 2)] == "violated"
+    assert statuses(out) == {("peek_limit", 2): "violated"}, out
+    assert "1 properties x" not in out and "1 property x 1 player count:" in out
     assert "invariant peek_limit" in out and "Z3 finds it 3 moves after a deal" in out
     assert out.count("look slot=") >= 3, out  # the trace in the engine's words
     text = target.read_text(encoding="utf-8")
@@ -466,6 +474,14 @@ def test_a_planted_bug_is_violated_with_the_moves_that_reach_it(tmp_path: Path) 
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         assert main(["check", "--rules", str(rules), str(target)]) == 1
     assert "peek_limit" in out.getvalue()
+
+
+def test_only_names_properties_the_rules_declare() -> None:
+    code, _, err = verify("--players", "2", "--only", "card_conservation", "--only", "no_such_thing")
+    assert code == 2 and "no property named 'no_such_thing';" in err, err
+    assert "card_conservation" in err.split(";")[1]  # what it may name
+    code, _, err = verify("--players", "2", "--only", "card_conservation", "--docs", "x.md")
+    assert code == 2 and "--docs documents every property" in err
 
 
 def test_a_claim_about_every_state_is_not_rescued_by_the_search(make_variant: MakeVariant) -> None:

@@ -809,11 +809,16 @@ def write_basis(out: Path, cov: Coverage) -> None:
 KILLED = ("killed", "timeout", "error")
 
 
-def score_lines(mutants: list[Mutant], outcomes: dict[str, Outcome]) -> list[str]:
+def score_lines(mutants: list[Mutant], outcomes: dict[str, Outcome],
+                equivalent: frozenset[str] = frozenset()) -> list[str]:
+    """The table of outcomes per module. `equivalent`: the survivors a classification names equivalent
+    (survivor_key); with them, a second score leaves them out, as the usual definition of the mutation
+    score does (killed / (mutants - equivalent)): no test can kill a mutant that behaves like the code."""
     rows = []
     modules = sorted({m.module for m in mutants}, key=lambda m: (m.startswith("language"), m))
     width = max(len(m) for m in modules)
-    rows.append(f"{'module':<{width}}  mutants  killed  timeout  survived  uncovered  not run   score")
+    head = f"{'module':<{width}}  mutants  killed  timeout  survived  uncovered  not run   score"
+    rows.append(head + ("  equivalent  score without them" if equivalent else ""))
     for module in [*modules, "total"]:
         ms = mutants if module == "total" else [m for m in mutants if m.module == module]
         st = [outcomes[m.ident].status for m in ms]
@@ -821,8 +826,14 @@ def score_lines(mutants: list[Mutant], outcomes: dict[str, Outcome]) -> list[str
                   st.count("uncovered"), st.count("not run")]
         run = counts[0] - counts[5]
         score = f"{100.0 * (counts[1] + counts[2]) / run:5.1f} %" if run else "      -"
-        rows.append(f"{module:<{width}}  {counts[0]:7}  {counts[1]:6}  {counts[2]:7}  {counts[3]:8}  "
-                    f"{counts[4]:9}  {counts[5]:7}  {score}")
+        row = (f"{module:<{width}}  {counts[0]:7}  {counts[1]:6}  {counts[2]:7}  {counts[3]:8}  "
+               f"{counts[4]:9}  {counts[5]:7}  {score}")
+        if equivalent:
+            same = sum(1 for m in ms if outcomes[m.ident].status == "survived" and survivor_key(m) in equivalent)
+            judged = run - same
+            rest = f"{100.0 * (counts[1] + counts[2]) / judged:5.1f} %" if judged else "      -"
+            row += f"  {same:10}  {rest:>18}"
+        rows.append(row)
     return rows
 
 
@@ -830,13 +841,14 @@ def survivor_key(m: Mutant) -> str:
     return f"{m.where} {m.operator}: {m.change}"
 
 
-def classified_keys(path: Path) -> set[str]:
-    """The survivors a classification file names: table rows `| module:line | operator | `before -> after` |`."""
-    keys = set()
+def classified_keys(path: Path) -> dict[str, str]:
+    """The survivors a classification file names, with their class: table rows
+    `| module:line | operator | `before -> after` | class | why |`."""
+    keys: dict[str, str] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
         if len(cells) >= 3 and re.fullmatch(r"[a-z_/]+\.py:\d+", cells[0]):
-            keys.add(f"{cells[0]} {cells[1]}: {cells[2].strip('`')}")
+            keys[f"{cells[0]} {cells[1]}: {cells[2].strip('`')}"] = cells[3] if len(cells) > 3 else ""
     return keys
 
 
@@ -924,7 +936,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                       frozenset(opts.first))
     outcomes = {m.ident: kept[_journal_key(m)] if _journal_key(m) in kept else ran[m.ident] for m in mutants}
     elapsed = time.time() - start
-    rows = score_lines(mutants, outcomes)
+    known = classified_keys(opts.classified) if opts.classified is not None else {}
+    rows = score_lines(mutants, outcomes, frozenset(k for k, kind in known.items() if kind == "equivalent"))
     survivors = [m for m in mutants if outcomes[m.ident].status in ("survived", "uncovered")]
     (opts.out / "report.json").write_text(json.dumps({
         "tests": opts.tests, "seconds": round(elapsed), "scores": rows,
@@ -940,7 +953,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error (counted as killed): {survivor_key(m)}: {outcomes[m.ident].test}")
     print(f"{len(survivors)} survivors in {opts.out / 'survivors.txt'}; {elapsed:.0f} s in all")
     if opts.classified is not None:
-        known = classified_keys(opts.classified)
         missing = [m for m in survivors if survivor_key(m) not in known]
         for m in missing:
             print(f"not classified: {survivor_key(m)}")

@@ -529,6 +529,9 @@ def build_parser() -> argparse.ArgumentParser:
         elif name == "verify":
             p.add_argument("--players", type=int, help="one player count (default: every allowed count)")
             p.add_argument("--emit-scenario", metavar="FILE", help="write a counterexample as a scenario")
+            p.add_argument("--only", action="append", metavar="NAME",
+                           help="judge only this property (repeat for more); the others are left out of the "
+                                "bounded model checking too, which is then much faster")
             p.add_argument("--docs", metavar="FILE", help="write the invariants' documentation (docs/invariants.md)")
             p.add_argument("--depth", type=NON_NEGATIVE, default=12,
                            help="moves after each deal the engine's search follows for what Z3 cannot prove")

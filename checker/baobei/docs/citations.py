@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterator
 from pathlib import Path
 
 from ..language.paths import PROJECT_ROOT
@@ -28,21 +27,40 @@ def outline(src: Path = OUTLINE) -> Book:
     return load_book(src)
 
 
-def cited(node: object, pos: Pos) -> Iterator[tuple[Pos, Citation]]:
+def cited(node: object, pos: Pos) -> list[tuple[Pos, Citation]]:
     """Every citation inside a syntax node, with the position of the innermost node carrying one."""
+    out: list[tuple[Pos, Citation]] = []
+    _collect(node, pos, out)
+    return out
+
+
+# Values that hold no citation, skipped by their exact class: `check` walks every rules file and scenario,
+# and most of a tree is names, numbers and positions.
+_LEAVES = frozenset({str, int, float, bool, type(None), Pos})
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+def _collect(node: object, pos: Pos, out: list[tuple[Pos, Citation]]) -> None:
+    cls = node.__class__
+    if cls in _LEAVES:
+        return
     if isinstance(node, Citation):
-        yield pos, node
+        out.append((pos, node))
     elif dataclasses.is_dataclass(node) and not isinstance(node, type):
         here = getattr(node, "pos", pos)
         here = here if isinstance(here, Pos) else pos
-        for f in dataclasses.fields(node):
-            yield from cited(getattr(node, f.name), here)
+        for name in _field_names(cls):
+            _collect(getattr(node, name), here, out)
     elif isinstance(node, (tuple, list)):
         for item in node:
-            yield from cited(item, pos)
+            _collect(item, pos, out)
     elif isinstance(node, dict):
         for item in node.values():
-            yield from cited(item, pos)
+            _collect(item, pos, out)
 
 
 def problems(book: Book, cite: Citation) -> list[str]:

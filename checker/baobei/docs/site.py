@@ -83,9 +83,11 @@ class Pages:
         for when, svg in zip(("before", "after"), pictures, strict=True):
             self.write(f"{PICTURES}/{stem}-{when}.svg", svg)
             self.pictures += 1
-        return [*lines, f"![The table before line {shot.line}]({prefix}{PICTURES}/{stem}-before.svg)"
-                f"{{ .bao-table }} ![The table after line {shot.line}]({prefix}{PICTURES}/{stem}-after.svg)"
-                "{ .bao-table }", ""]
+        # Lazy: the FAQ holds hundreds of pictures, and a browser that draws them all before the page
+        # shows takes seconds (8 s in headless Chromium); each is drawn when it scrolls into view.
+        drawn = "{ .bao-table loading=lazy }"
+        return [*lines, f"![The table before line {shot.line}]({prefix}{PICTURES}/{stem}-before.svg){drawn} "
+                f"![The table after line {shot.line}]({prefix}{PICTURES}/{stem}-after.svg){drawn}", ""]
 
     def proof(self, index: Index, links: Links, doc: ScenarioDoc) -> list[str]:
         shots, more = decisive(doc)

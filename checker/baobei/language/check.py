@@ -35,6 +35,10 @@ from .walk import OLD_NAME, ExprVisitor, called, free_names, runs, stmt_parts
 
 
 def check_ruleset(rules: Ruleset) -> None:
+    # Cycles first: working out an expression's kind follows definitions into their bodies, so a cycle
+    # would recurse without end before it is reported.
+    check_define_cycles(rules)
+    check_routine_cycles(rules)
     checker = Checker(rules)
     for d in rules.defines.values():
         checker.visit(d.body, formal_kinds(d.formals))
@@ -54,8 +58,6 @@ def check_ruleset(rules: Ruleset) -> None:
     for policy in rules.policies.values():
         checker.policy(policy)
     checker.declarations()
-    check_define_cycles(rules)
-    check_routine_cycles(rules)
 
 
 class Checker(ExprVisitor[None, Kinds]):

@@ -40,7 +40,7 @@ def agreement(rules: Ruleset, players: int, moves: int, seed: int, settle: int =
         if move is None:
             st, _ = eng.new_match(list(NAMES[:players]), seed + n + 1)
             continue
-        after, drawn = _engine_step(eng, st, move)
+        after, drawn = engine_step(eng, st, move)
         if after is not None:
             problem = check_step(eng, rel, st, move, after, drawn, n)
             if problem:
@@ -49,7 +49,7 @@ def agreement(rules: Ruleset, players: int, moves: int, seed: int, settle: int =
     return out
 
 
-def _engine_step(eng: Engine, st: State, move: Move) -> tuple[State | None, list[int]]:
+def engine_step(eng: Engine, st: State, move: Move) -> tuple[State | None, list[int]]:
     """The engine's state after the move, and the cards its draws gave (None: the rules failed)."""
     after = st.copy()
     chance = forced(after)
@@ -69,7 +69,8 @@ def check_step(eng: Engine, rel: Relation, st: State, move: Move, after: State, 
     """"" when the relation admits the engine's move from `st` with the engine's state `after`."""
     if rel.layout.over(after):
         return ""  # beyond the bounds of the encoding: its `over` flag says so, no comparison
-    step = rel.step(constant_state(rel.layout, st), n)
+    # The move made is known: the step of that move alone (the others' disjuncts are never selected).
+    step = rel.step(constant_state(rel.layout, st), n, only=(move.name, move.player))
     d = next(d for d in step.disjuncts if d.move.name == move.name and d.actor == move.player)
     solver = z3.Solver()
     solver.add(*step.constraints, T.eq(step.sel, d.index), *_arguments(d, move), *_draws(step, d, drawn))

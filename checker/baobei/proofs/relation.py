@@ -441,8 +441,9 @@ class Relation:
         return out
 
     # ------------------------------------------------------------ one step
-    def step(self, pre: SymState, i: int) -> Step:
-        """T(pre, post): a move (or a stutter), its settling rounds, on fresh constants for the state after."""
+    def step(self, pre: SymState, i: int, only: tuple[str, int] | None = None) -> Step:
+        """T(pre, post): a move (or a stutter), its settling rounds, on fresh constants for the state after.
+        `only` (a move's name, its player): that move alone, for a check that knows the move made."""
         L = self.layout
         prefix = f"s{i}"
         trail = Trail(prefix)
@@ -450,9 +451,13 @@ class Relation:
         constraints: list[Z] = []
         disjuncts: list[Disjunct] = []
         for m in [*self.player_moves, *self.abilities]:
+            if only is not None and m.name != only[0]:
+                continue
             shared: tuple[SymState, Trail] | None = None
             first = len(disjuncts) + 1
             for p in range(L.players):
+                if only is not None and p != only[1]:
+                    continue
                 d = self._disjunct(pre, m, p, len(disjuncts) + 1, prefix, shared)
                 if m.name in self.actor_free:
                     shared = (d.post, d.trail)

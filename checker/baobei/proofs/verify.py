@@ -242,16 +242,19 @@ def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, de
                states: int = DEFAULT_STATES, done: Callable[[Result], None] = lambda r: None,
                bmc_depth: int | None = None, bmc_seconds: float | None = None,
                with_induction: bool = False, tables: Path | None = None, table_depth: int = DEFAULT_TABLE_DEPTH,
-               workers: int = 1) -> tuple[list[Result], dict[str, Method], dict[int, Transitions], Searches]:
-    """Judge every property for every player count; `done` hears of each result as it comes. `tables`:
-    the scenarios whose tables the engine's search starts from too (None: only the deals). `workers`:
-    processes that judge the player counts side by side (the results are the same)."""
+               workers: int = 1, only: frozenset[str] | None = None,
+               ) -> tuple[list[Result], dict[str, Method], dict[int, Transitions], Searches]:
+    """Judge every property (or those named in `only`) for every player count; `done` hears of each result
+    as it comes. `tables`: the scenarios whose tables the engine's search starts from too (None: only the
+    deals). `workers`: processes that judge the player counts side by side (the results are the same)."""
     results: list[Result] = []
     methods: dict[str, Method] = {}
     searches = Searches(rules, depth, deals, states, tables, table_depth)
-    skip = frozenset(i.ident for i in rules.invariants.values() if over_states(i) and not i.reachable)
+    props = selected(rules, only)
+    chosen = {p.ident for p in props}
+    skip = frozenset(i.ident for i in rules.invariants.values() if over_states(i) and not i.reachable) | frozenset(
+        name for name in [*rules.invariants, *rules.progress] if name not in chosen)
     relations = Relations(rules, bmc_depth, bmc_seconds, with_induction, skip)
-    props: list[Property] = [*rules.invariants.values(), *rules.progress.values()]
     if any(searched(p) for p in props):
         judge_counts(searches, relations, counts, workers)
     for prop in props:
@@ -270,6 +273,19 @@ def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, de
             done(results[-1])
         methods[prop.ident] = Method(method_kind(prop, explored), reads)
     return results, methods, relations.done, searches
+
+
+def selected(rules: Ruleset, only: frozenset[str] | None) -> list[Property]:
+    """The properties to judge: all of them, or those named (a name the rules do not declare is bad input).
+    The relation then leaves the others out of every depth's question, which makes it much cheaper."""
+    props: list[Property] = [*rules.invariants.values(), *rules.progress.values()]
+    if only is None:
+        return props
+    unknown = sorted(only - {p.ident for p in props})
+    if unknown:
+        raise BaoError(f"--only: the rules declare no property named {', '.join(map(repr, unknown))}; they declare "
+                       + ", ".join(p.ident for p in props))
+    return [p for p in props if p.ident in only]
 
 
 def over_states(prop: Property) -> TypeGuard[s.InvariantDecl]:
@@ -376,6 +392,10 @@ def run_verify(args: argparse.Namespace) -> int:
     if not rules.invariants and not rules.progress:
         print(f"rules {directory}: no invariant declared")
         return EXIT_OK
+    only = frozenset(args.only) if getattr(args, "only", None) else None
+    if only is not None and getattr(args, "docs", None):
+        raise BaoError("--docs documents every property: leave out --only")
+    judged_count = len(selected(rules, only))
     width = max(len(i) for i in [*rules.invariants, *rules.progress])
 
     def show(r: Result) -> None:  # each result as soon as it is known: the progress of a long run
@@ -386,13 +406,14 @@ def run_verify(args: argparse.Namespace) -> int:
             show_line("            " + line)
         advance(1)
 
-    with progress("properties", (len(rules.invariants) + len(rules.progress)) * len(counts)) as advance:
+    with progress("properties", judged_count * len(counts)) as advance:
         results, methods, relations, searches = verify_all(rules, counts, depth, deals, states, show,
                                                            getattr(args, "bmc_depth", None),
                                                            getattr(args, "bmc_seconds", None),
                                                            getattr(args, "induction", False), tables_dir(args),
                                                            getattr(args, "table_depth", DEFAULT_TABLE_DEPTH),
-                                                           getattr(args, "workers", None) or default_workers(counts))
+                                                           getattr(args, "workers", None) or default_workers(counts),
+                                                           only)
     broken_relation = [line for n, t in sorted(relations.items()) for line, bad in relation_lines(n, t) if bad]
     for n, tr in sorted(relations.items()):
         for line, failed in relation_lines(n, tr):
@@ -403,7 +424,8 @@ def run_verify(args: argparse.Namespace) -> int:
                   f"moves {where}: " + " / ".join(failure.moves), "fail")
     bad = [r for r in results if r.outcome.status in ("violated", "unknown")] + broken_relation + failing_rules
     tally = {k: sum(1 for r in results if r.outcome.status == k) for k in STATUSES}
-    print(f"{len(rules.invariants) + len(rules.progress)} properties x {len(counts)} player counts: "
+    said = "1 property" if judged_count == 1 else f"{judged_count} properties"
+    print(f"{said} x {plural(len(counts), 'player count')}: "
           + ", ".join(f"{v} {k}" for k, v in tally.items()) + f" in {time.perf_counter() - began:.2f}s"
           + (f"; {plural(len(broken_relation) + len(failing_rules), 'failure')} beyond the properties (above)"
              if broken_relation or failing_rules else ""))

@@ -39,9 +39,14 @@ def cited(node: object, pos: Pos) -> list[tuple[Pos, Citation]]:
 _LEAVES = frozenset({str, int, float, bool, type(None), Pos})
 
 
-@functools.cache
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 def _collect(node: object, pos: Pos, out: list[tuple[Pos, Citation]]) -> None:

@@ -192,7 +192,7 @@ def assert_agree(setting: Setting, node: s.Expr, env: Env) -> None:
     assert (type(engine), engine) == (type(proof), proof), f"{node} with {env}: engine {engine!r}, Z3 {proof!r}"
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(node=expressions, env=environments)
 def test_the_engine_and_z3_agree_on_random_expressions(setting: Setting, node: s.Expr, env: Env) -> None:
     assert_agree(setting, node, env)

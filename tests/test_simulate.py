@@ -37,10 +37,10 @@ def figures(s: Spec, matches: int, tmp: Path, workers: int = 1, dask: str | None
 
 def test_the_same_seed_gives_the_same_figures_whatever_the_workers(tmp_path: Path) -> None:
     s = spec(players=3)
-    one = to_text(figures(s, 6, tmp_path / "one", workers=1))
-    two = to_text(figures(s, 6, tmp_path / "two", workers=2))
+    one = to_text(figures(s, 3, tmp_path / "one", workers=1))
+    two = to_text(figures(s, 3, tmp_path / "two", workers=2))
     assert one == two
-    other = to_text(figures(spec(players=3, seed=2), 6, tmp_path / "other"))
+    other = to_text(figures(spec(players=3, seed=2), 3, tmp_path / "other"))
     assert other != one  # the seed matters: equality above is no accident
 
 
@@ -48,9 +48,9 @@ def test_a_dask_cluster_gives_the_same_figures(tmp_path: Path) -> None:
     from distributed import LocalCluster
 
     s = spec(players=2)
-    local = to_text(figures(s, 4, tmp_path / "local"))
+    local = to_text(figures(s, 2, tmp_path / "local"))
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        remote = to_text(figures(s, 4, tmp_path / "dask", dask=cluster.scheduler_address))
+        remote = to_text(figures(s, 2, tmp_path / "dask", dask=cluster.scheduler_address))
     assert remote == local
 
 

@@ -581,6 +581,12 @@ def patch_module(module: ModuleType, code: CodeType) -> bool:
     for old_fn, new_fn in pairs:
         if not isinstance(new_fn, FunctionType) or len(old_fn.__code__.co_freevars) != len(new_fn.__code__.co_freevars):
             return False
+    # A module may keep a function's code object itself (codegen's _STUB, the code every stub starts with):
+    # that reference gets the mutated code too, or the mutant would not be run where it matters.
+    codes = {id(old_fn.__code__): new_fn.__code__ for old_fn, new_fn in pairs if isinstance(new_fn, FunctionType)}
+    for name, value in list(vars(module).items()):
+        if isinstance(value, CodeType) and id(value) in codes:
+            setattr(module, name, codes[id(value)])
     for old_fn, new_fn in pairs:
         assert isinstance(new_fn, FunctionType)
         old_fn.__code__ = new_fn.__code__

@@ -418,15 +418,11 @@ class Legality:
                 if self.blocked_step(st, cm, env) is None:
                     yield Move(player, cm.name, tuple((n, env[n]) for n in names))
                 return
-            name, guards = names[depth], cm.levels[depth]
             for value in domains[depth]:
-                env[name] = value
-                for fn in guards:  # a loop, not all(...): this runs for every candidate argument
-                    if not fn(ctx):
-                        break
-                else:
+                env[names[depth]] = value
+                if all(fn(ctx) for fn in cm.levels[depth]):
                     yield from extend(depth + 1)
-            env[name] = None
+            env[names[depth]] = None
 
         yield from extend(0)
 

@@ -573,3 +573,28 @@ def test_a_block_that_shadows_a_name_runs_and_gives_the_outer_value_back(make_va
     eng.push(st, Move(1, "try_shadow"))
     assert st.vars["inner"] == 0  # the block ran with its own p: the first player other than bob
     assert st.vars["outer"] == 1  # and bob's p came back after it
+
+
+SHADOWING_DRAW = """
+var inner_card: card = none
+var outer_card: card = none
+move try_draw_shadow "test: a draw inside a block binds a name the block gives back" § 1.1 by true do {
+  let c = top(discard_pile)
+  if true {
+    draw into hand(actor) as c
+    set inner_card = c
+  }
+  set outer_card = c
+}
+"""
+
+
+def test_a_draw_that_shadows_a_name_gives_the_outer_value_back(make_variant: MakeVariant) -> None:
+    rules = make_variant()
+    (rules / "95_shadow.bao").write_text(SHADOWING_DRAW, encoding="utf-8")
+    eng = Engine(load_ruleset(rules))
+    st = table(eng)
+    discard_top, draw_top = evaluate(eng, st, "top(discard_pile)"), evaluate(eng, st, "top(draw_pile)")
+    eng.push(st, Move(1, "try_draw_shadow"))
+    assert st.vars["inner_card"] == draw_top != discard_top  # the block's c: the card drawn
+    assert st.vars["outer_card"] == discard_top  # the outer c came back after the block

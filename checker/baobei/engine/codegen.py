@@ -377,11 +377,11 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
     def _member(self, node: s.Binary, left: str, right: str, frame: Frame) -> str:
         target = node.right.name if isinstance(node.right, s.Name) and node.right.name not in frame.names else ""
         t = self.temp()
+        seat = f"isinstance({t} := {left}, int) and {t} >= 0"  # seats are bit masks: only a seat number has a bit
         if target == "window_players":
-            # The window keeps its players as a bit mask: test the bit instead of building a list.
-            return f"((({t} := {left}) is not None) and bool(st.windows) and bool(st.windows[-1].players >> {t} & 1))"
+            return f"({seat} and bool(st.windows) and bool(st.windows[-1].players >> {t} & 1))"
         if target == "players":
-            return f"((({t} := {left}) is not None) and bool(st.in_round >> {t} & 1))"
+            return f"({seat} and bool(st.in_round >> {t} & 1))"
         return f"({left} in {self.items(right)})"
 
     def if_expr(self, node: s.IfExpr, frame: Frame) -> tuple[str, int]:

@@ -72,8 +72,9 @@ DEFAULT_MODULES = (*sorted(f"engine/{p.name}" for p in (PACKAGE / "engine").glob
 MEMORY_LIMIT = 6 << 30  # bytes of address space per child: a mutant that hoards memory is killed, not the machine
 TIMEOUT_FACTOR, TIMEOUT_MIN = 10.0, 20.0  # a test's time limit in a child: factor x its time in step 1, at least
 # How a mutant's tests are chosen, in the bases of survivors: a survivor judged under an earlier way is run
-# against all its tests again by --rerun-survivors (2: the users of fixtures are chosen too).
-SELECTION = 2
+# against all its tests again by --rerun-survivors (2: the users of fixtures are chosen too; 3: a budget leaves
+# no scenario out, and step 1 collects the scenarios again).
+SELECTION = 3
 FIXTURE = "fixture:"  # the coverage context of a module- or session-scoped fixture being made: FIXTURE + its name
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly", "-o", "addopts=",
                "-p", "baobei.scenarios.pytest_plugin", "-q", "--no-header", "-W", "ignore"]
@@ -333,7 +334,7 @@ class CollectPlugin:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: Any) -> Generator[None, object, object]:
         _forget_compiled_engines()  # each test compiles the rules itself: compile-time lines count for it
-        self.uses[item.nodeid] = sorted(item.fixturenames)
+        self.uses[item.nodeid] = sorted(getattr(item, "fixturenames", ()))  # a scenario item asks for none
         self.contexts = [item.nodeid]
         self.cov.switch_context(item.nodeid)
         start = time.perf_counter()
@@ -461,6 +462,10 @@ def collect_coverage(workers: int, refresh: bool) -> Coverage:
         failed: list[str] = []
         for part in parts:
             shard = json.loads(part.read_text(encoding="utf-8"))
+            # 0: all passed, 1: some failed (named below). Anything else (an internal error of a plugin) ended
+            # the session early: the tests after it would have no coverage and could never kill a mutant.
+            if shard["rc"] not in (0, 1):
+                sys.exit(f"step 1 stopped early (pytest exit code {shard['rc']}); collect again after fixing it")
             raw["durations"].update(shard["durations"])
             raw["uses"].update(shard["uses"])
             failed += shard["failed"]
@@ -670,16 +675,22 @@ class Outcome:
 
 
 def _within(tests: list[str], cov: Coverage, budget: float | None) -> list[str]:
-    """The first tests whose times in step 1 add up to at most `budget` seconds (all without a budget)."""
+    """Every scenario, and the first other tests whose times in step 1 add up to at most `budget` seconds (all
+    without a budget). The scenarios are not counted: the child replays them directly, a few milliseconds each
+    once the rules are compiled, while their times in step 1 include compiling the rules under coverage (so a
+    budget counting them would leave most of them out, and they are what kills most mutants)."""
     if budget is None:
         return tests
     out: list[str] = []
-    spent = 0.0
+    spent, full = 0.0, False
     for t in tests:
-        spent += cov.durations.get(t, 0.0)
-        if spent > budget and out:
-            break
-        out.append(t)
+        if t.startswith("scenarios/"):
+            out.append(t)
+        elif not full:
+            spent += cov.durations.get(t, 0.0)
+            full = spent > budget and bool(out)
+            if not full:
+                out.append(t)
     return out
 
 

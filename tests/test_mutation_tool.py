@@ -1,0 +1,65 @@
+"""tools/mutation.py measures how well the tests catch engine bugs (issue 11); these tests pin the two ways in which
+a run once judged mutants against fewer tests than it said: the scenarios missing from step 1, and a time budget
+that left them out."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("mutation_tool", ROOT / "tools" / "mutation.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def coverage(tool: ModuleType, durations: dict[str, float]) -> object:
+    return tool.Coverage(durations, {})
+
+
+def test_a_budget_runs_every_scenario_and_the_first_other_tests_within_it(tool: ModuleType) -> None:
+    # Step 1 times a scenario with the rules compiled under coverage (seconds); the child replays it in
+    # milliseconds: a budget counting those seconds would leave most scenarios out.
+    durations = {"scenarios/a.scenario::a": 9.0, "tests/t.py::fast": 4.0, "scenarios/b.scenario::b": 9.0,
+                 "tests/t.py::slow": 20.0, "tests/t.py::after": 1.0, "scenarios/c.scenario::c": 9.0}
+    tests = list(durations)
+    chosen = tool._within(tests, coverage(tool, durations), 10.0)
+    # The first test past the budget ends the others (as before); no scenario is left out.
+    assert chosen == ["scenarios/a.scenario::a", "tests/t.py::fast", "scenarios/b.scenario::b",
+                      "scenarios/c.scenario::c"]
+    assert tool._within(tests, coverage(tool, durations), None) == tests
+
+
+def test_a_budget_smaller_than_any_test_still_runs_one(tool: ModuleType) -> None:
+    durations = {"tests/t.py::slow": 50.0, "tests/t.py::other": 1.0}
+    assert tool._within(list(durations), coverage(tool, durations), 10.0) == ["tests/t.py::slow"]
+
+
+def test_step_one_records_the_coverage_of_a_scenario_item(tmp_path: Path) -> None:
+    # A scenario item has no fixtures (no `fixturenames`): asking for them once stopped step 1 at the first
+    # scenario, so that no mutant was ever run against a scenario.
+    out = tmp_path / "shard.json"
+    scenario = "scenarios/bao/bao_closes_window.scenario"
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "mutation.py"), "_collect", str(out), "0", "1",
+                           "engine/state.py", scenario, "tests/test_views.py"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shard = json.loads(out.read_text(encoding="utf-8"))
+    assert shard["rc"] == 0
+    item = f"{scenario}::bao_closes_window"
+    assert item in shard["durations"] and shard["uses"][item] == []
+    assert shard["lines"][item]["engine/state.py"]  # the lines the replay ran
+    assert any(t.startswith("tests/test_views.py::") for t in shard["durations"])

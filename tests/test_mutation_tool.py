@@ -54,7 +54,7 @@ def test_step_one_records_the_coverage_of_a_scenario_item(tmp_path: Path) -> Non
     out = tmp_path / "shard.json"
     scenario = "scenarios/bao/bao_closes_window.scenario"
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "mutation.py"), "_collect", str(out), "0", "1",
-                           "engine/state.py", scenario, "tests/test_views.py"],
+                           "engine/state.py", scenario, "tests/test_table_view_units.py"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     shard = json.loads(out.read_text(encoding="utf-8"))
@@ -62,4 +62,4 @@ def test_step_one_records_the_coverage_of_a_scenario_item(tmp_path: Path) -> Non
     item = f"{scenario}::bao_closes_window"
     assert item in shard["durations"] and shard["uses"][item] == []
     assert shard["lines"][item]["engine/state.py"]  # the lines the replay ran
-    assert any(t.startswith("tests/test_views.py::") for t in shard["durations"])
+    assert any(t.startswith("tests/test_table_view_units.py::") for t in shard["durations"])

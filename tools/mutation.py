@@ -48,7 +48,9 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import json
+import math
 import os
+import random
 import re
 import resource
 import shutil
@@ -70,6 +72,7 @@ STATE_DIR = ROOT / ".mutation"
 DEFAULT_MODULES = (*sorted(f"engine/{p.name}" for p in (PACKAGE / "engine").glob("*.py") if p.name != "__init__.py"),
                    "language/builtins.py", "language/arith.py")
 MEMORY_LIMIT = 6 << 30  # bytes of address space per child: a mutant that hoards memory is killed, not the machine
+SAMPLE_WHOLE = 50  # --sample takes every mutant of a module with this many or fewer
 TIMEOUT_FACTOR, TIMEOUT_MIN = 10.0, 20.0  # a test's time limit in a child: factor x its time in step 1, at least
 # How a mutant's tests are chosen, in the bases of survivors: a survivor judged under an earlier way is run
 # against all its tests again by --rerun-survivors (2: the users of fixtures are chosen too; 3: a budget leaves
@@ -869,6 +872,19 @@ def classified_keys(path: Path) -> dict[str, str]:
     return keys
 
 
+def sample_mutants(mutants: list[Mutant], fraction: float, seed: int) -> list[Mutant]:
+    """A seeded sample of each module's mutants (all of a small module: a few mutants say little), shuffled
+    with the same seed: the queue runs them in that order, so the mutants judged when a run is stopped are a
+    random sample as well."""
+    rng = random.Random(seed)
+    chosen: list[Mutant] = []
+    for module in dict.fromkeys(m.module for m in mutants):
+        ms = [m for m in mutants if m.module == module]
+        chosen += ms if len(ms) <= SAMPLE_WHOLE else rng.sample(ms, math.ceil(fraction * len(ms)))
+    rng.shuffle(chosen)
+    return chosen
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "_collect":
@@ -880,6 +896,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--tests", choices=("all", "scenarios"), default="all",
                     help="the tests that may kill a mutant: all (pytest and the scenarios) or the scenarios alone")
     ap.add_argument("--mutants", nargs="+", metavar="MODULE#SITE", help="run only these mutants")
+    ap.add_argument("--sample", type=float, metavar="FRACTION",
+                    help="run a seeded random sample of each module's mutants (every mutant of a module with "
+                    f"{SAMPLE_WHOLE} or fewer), in a seeded random order, so that a run cut short is a sample too")
+    ap.add_argument("--seed", type=int, default=0, help="the seed of --sample (default 0)")
     ap.add_argument("--list", action="store_true", help="list the mutants and run nothing")
     ap.add_argument("--fresh", action="store_true",
                     help="import the package anew for every mutant (slower; by default a mutant inside a function "
@@ -913,6 +933,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if opts.mutants:
         wanted = set(opts.mutants)
         mutants = [m for m in mutants if m.ident in wanted]
+    if opts.sample is not None:
+        if not 0.0 < opts.sample <= 1.0:
+            ap.error("--sample must be a fraction above 0 and at most 1")
+        mutants = sample_mutants(mutants, opts.sample, opts.seed)
     if opts.list:
         for m in mutants:
             print(f"{m.ident:28} {m.where:28} {m.operator:9} {m.change}")

@@ -18,7 +18,7 @@ Steps:
 2. Each mutant runs in a forked child process: the mutated function gets the mutated code in place, or
    (for code that runs at import) the package and the tests are imported anew with the mutated module
    compiled from its tree (line numbers kept). Only the tests that execute the mutated lines run (code
-   outside any function body: every test that runs the module), those that killed other mutants of the
+   outside any function body: every test), those that killed other mutants of the
    module first, then those that run the most lines of the module per second, stopping at the first
    failure; the child replays the chosen scenarios directly, then runs the other chosen tests with
    pytest. A test that runs past its time limit (10 times its time in step 1, at least 20 s) ends the
@@ -76,8 +76,8 @@ SAMPLE_WHOLE = 50  # --sample takes every mutant of a module with this many or f
 TIMEOUT_FACTOR, TIMEOUT_MIN = 10.0, 20.0  # a test's time limit in a child: factor x its time in step 1, at least
 # How a mutant's tests are chosen, in the bases of survivors: a survivor judged under an earlier way is run
 # against all its tests again by --rerun-survivors (2: the users of fixtures are chosen too; 3: a budget leaves
-# no scenario out, and step 1 collects the scenarios again).
-SELECTION = 3
+# no scenario out, and step 1 collects the scenarios again; 4: code at import selects every test).
+SELECTION = 4
 FIXTURE = "fixture:"  # the coverage context of a module- or session-scoped fixture being made: FIXTURE + its name
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly", "-o", "addopts=",
                "-p", "baobei.scenarios.pytest_plugin", "-q", "--no-header", "-W", "ignore"]
@@ -416,15 +416,17 @@ class Coverage:
         return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:16]
 
     def tests_for(self, mutant: Mutant, only: str) -> list[str]:
-        """The tests that execute the mutant's lines (any line of the module for code run at import), and the
+        """The tests that execute the mutant's lines (every test for code run at import), and the
         tests that use a fixture whose making executes them."""
         span = set(range(mutant.line, mutant.end_line + 1))
         # A line that only runs at import (a closure made then) counts as code at import.
         wide = not mutant.in_function or bool(span & self.lines.get("", {}).get(mutant.module, set())
                                                and not any(span & m.get(mutant.module, set())
                                                            for t, m in self.lines.items() if t))
-        running = {ctx for ctx, modules in self.lines.items() if ctx and (lines := modules.get(mutant.module))
-                   and (wide or lines & span)}
+        # Code at import can change what any test sees (a class made unfrozen is seen by a test that only
+        # assigns to its instances, and runs no line of the module): every test that ran package code.
+        running = {ctx for ctx, modules in self.lines.items() if ctx and modules
+                   and (wide or ((lines := modules.get(mutant.module)) and lines & span))}
         fixtures = {ctx.removeprefix(FIXTURE) for ctx in running if ctx.startswith(FIXTURE)}
         # By a fixture's name: a name two modules define selects the users of both (time, never a miss).
         users = {test for test, names in self.uses.items() if fixtures.intersection(names)}

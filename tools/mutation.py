@@ -423,14 +423,14 @@ class Coverage:
         wide = not mutant.in_function or bool(span & self.lines.get("", {}).get(mutant.module, set())
                                                and not any(span & m.get(mutant.module, set())
                                                            for t, m in self.lines.items() if t))
-        # Code at import can change what any test sees (a class made unfrozen is seen by a test that only
-        # assigns to its instances, and runs no line of the module): every test that ran package code.
-        running = {ctx for ctx, modules in self.lines.items() if ctx and modules
-                   and (wide or ((lines := modules.get(mutant.module)) and lines & span))}
+        running = {ctx for ctx, modules in self.lines.items() if ctx and (lines := modules.get(mutant.module))
+                   and (wide or lines & span)}
         fixtures = {ctx.removeprefix(FIXTURE) for ctx in running if ctx.startswith(FIXTURE)}
         # By a fixture's name: a name two modules define selects the users of both (time, never a miss).
         users = {test for test, names in self.uses.items() if fixtures.intersection(names)}
         tests = {ctx for ctx in running if not ctx.startswith(FIXTURE)} | users
+        if wide:  # code at import can change what any test sees: a class made unfrozen is seen by a test that
+            tests |= set(self.durations)  # only assigns to an instance, and runs no line of the package at all
         out = {t for t in tests if only == "all" or t.startswith("scenarios/")}
         return sorted(out, key=lambda t: (self.durations.get(t, 0.0), t))
 

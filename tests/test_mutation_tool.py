@@ -76,3 +76,13 @@ def test_code_at_import_is_judged_by_every_test_and_code_in_a_function_by_the_te
     in_function = tool.Mutant("language/builtins.py", 1, "int", 150, 150, True, "0", "1", (149, 151))
     assert cov.tests_for(at_import, "all") == ["tests/a.py::runs_it", "tests/b.py::only_assigns"]
     assert cov.tests_for(in_function, "all") == ["tests/a.py::runs_it"]
+
+
+def test_the_score_without_equivalents_leaves_out_uncovered_ones_too(tool: ModuleType) -> None:
+    # An equivalent mutant on a line no test runs (unreachable code) is as unkillable as a covered one.
+    ms = [tool.Mutant("engine/x.py", i, "int", 10 + i, 10 + i, True, "0", "1") for i in range(4)]
+    outcomes = {ms[0].ident: tool.Outcome("killed"), ms[1].ident: tool.Outcome("killed"),
+                ms[2].ident: tool.Outcome("survived"), ms[3].ident: tool.Outcome("uncovered")}
+    equivalent = frozenset(tool.survivor_key(m) for m in ms[2:])
+    total = tool.score_lines(ms, outcomes, equivalent)[-1].split()
+    assert total[0] == "total" and total[-5:] == ["50.0", "%", "2", "100.0", "%"]

@@ -851,7 +851,8 @@ def score_lines(mutants: list[Mutant], outcomes: dict[str, Outcome],
         row = (f"{module:<{width}}  {counts[0]:7}  {counts[1]:6}  {counts[2]:7}  {counts[3]:8}  "
                f"{counts[4]:9}  {counts[5]:7}  {score}")
         if equivalent:
-            same = sum(1 for m in ms if outcomes[m.ident].status == "survived" and survivor_key(m) in equivalent)
+            same = sum(1 for m in ms if outcomes[m.ident].status in ("survived", "uncovered")
+                       and survivor_key(m) in equivalent)
             judged = run - same
             rest = f"{100.0 * (counts[1] + counts[2]) / judged:5.1f} %" if judged else "      -"
             row += f"  {same:10}  {rest:>18}"

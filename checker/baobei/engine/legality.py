@@ -229,7 +229,7 @@ class Legality:
             return None
         trial = Ctx(st.copy(), dict(env), None, set())
         trial.blocked = []
-        trial.marking = 0
+        trial.marking = self.effects.ability_marks  # type: ignore[attr-defined]  # Engine provides effects
         cm.body(trial)
         return trial.blocked[0] if trial.blocked else None
 

@@ -49,6 +49,50 @@ def edit_all(directory: Path, old: str, new: str) -> None:
     assert found, f"no {old!r} in any rules file"
 
 
+def variant_engine(factory: pytest.TempPathFactory, *edits: Edit, extra: str = "") -> Engine:
+    """An engine of an edited copy of the default rules, with `extra` as one more rules file (98_test_moves.bao)."""
+    target: Path = factory.mktemp("rules") / "rules"
+    shutil.copytree(default_rules_dir(), target)
+    for file, old, new in edits:
+        edit_file(target / file, old, new)
+    if extra:
+        (target / "98_test_moves.bao").write_text(extra, encoding="utf-8")
+    return Engine(load_ruleset(target))
+
+
+# alice called BAO and her shield is active in bob's last turn; bob will draw the Elster (the unit tests' table).
+ELSTER_VS_SHIELD = """\
+scenario "elster vs shield"
+table
+  players alice bob carol
+  alice: Spatz, Meise, Star
+  bob: Flamingo, Specht, Amsel
+  carol: Rotkehlchen, Kranich, Amsel
+  draw: Elster, Specht, Star
+  discard: Amsel
+  active bob
+  set bao_caller = alice
+  set shield = active
+  set owed[bob] = true
+  set owed[carol] = true
+play
+"""
+
+# bob will draw the Schuhschnabel: its exchange waits, with `held_card` arguments.
+EXCHANGE = """\
+scenario "a Schuhschnabel exchange waits"
+table
+  players alice bob carol
+  alice: Spatz, Kranich, Meise
+  bob: Flamingo, Specht, Amsel
+  carol: Star, Rotkehlchen, Kranich
+  draw: Schuhschnabel, Amsel, Flamingo, Kranich, Star
+  discard: Specht
+  active bob
+play
+"""
+
+
 # The test modules that take longest (`pytest --durations=0`), longest first. Under `--dist loadscope`
 # (pyproject.toml) a module runs whole in one process, and modules are handed out in collection order:
 # handed out longest first, the processes end about together, not one waiting on a late long module.

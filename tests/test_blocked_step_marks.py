@@ -10,34 +10,12 @@ was refused though its real run leaves the caller's tableau as it was."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 from baobei.engine.engine import Engine
 from baobei.engine.notation import parse_move_text
 from baobei.engine.runtime import Event
 from baobei.engine.state import State
-from baobei.language.load import load_ruleset
-from baobei.language.paths import default_rules_dir
-from conftest import edit_file, table_state
-
-ELSTER = """\
-scenario "Elster's step against the shield"
-table
-  players alice bob carol
-  alice: Spatz, Meise, Star
-  bob: Flamingo, Specht, Amsel
-  carol: Rotkehlchen, Kranich, Amsel
-  draw: Elster, Specht, Star
-  discard: Amsel
-  active bob
-  set bao_caller = alice
-  set shield = active
-  set owed[bob] = true
-  set owed[carol] = true
-play
-"""
+from conftest import ELSTER_VS_SHIELD, table_state, variant_engine
 
 DEFAULT_STEP = "if swap_them { swap card_at(a) with card_at(b) }"
 
@@ -49,16 +27,9 @@ def step_reading_its_mark(condition: str) -> str:
             f"      if {condition} {{ swap card_at(a) with card_at(b) }}\n    }}")
 
 
-def variant_engine(factory: pytest.TempPathFactory, condition: str) -> Engine:
-    target: Path = factory.mktemp("rules") / "rules"
-    shutil.copytree(default_rules_dir(), target)
-    edit_file(target / "05_abilities.bao", DEFAULT_STEP, step_reading_its_mark(condition))
-    return Engine(load_ruleset(target))
-
-
 def waiting_step(eng: Engine) -> State:
     """Bob has drawn and used the Elster on alice.1 (the shielded caller's) and carol.2: the step waits."""
-    st = table_state(eng, ELSTER)
+    st = table_state(eng, ELSTER_VS_SHIELD)
     for text in ("bob draw", "bob discard", "bob look_and_swap a=alice.1 b=carol.2"):
         eng.push(st, parse_move_text(eng.rules.moves, st, text))
     assert st.protected == 1 << 0 and st.waiting and st.waiting[0].ability == "decide_swap"
@@ -83,7 +54,7 @@ def test_a_step_is_judged_with_the_marks_its_real_run_gives(
         tmp_path_factory: pytest.TempPathFactory, condition: str, real_run_changes_caller: bool) -> None:
     """The real run marks the card now on carol.2 `moved`; the step is refused exactly when that run would swap
     the caller's card (and meets the shield), and allowed when it leaves the caller's tableau alone."""
-    eng = variant_engine(tmp_path_factory, condition)
+    eng = variant_engine(tmp_path_factory, ("05_abilities.bao", DEFAULT_STEP, step_reading_its_mark(condition)))
     st = waiting_step(eng)
     text = "bob decide_swap swap_them=true"
     after, events = real_run(eng, st, text)

@@ -6,18 +6,14 @@ the deal (outside any move), a swap the shield leaves out, a draw onto an occupi
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
-from pathlib import Path
 
 import pytest
 from baobei.engine.engine import Engine
 from baobei.engine.notation import parse_move_text
 from baobei.engine.state import State
 from baobei.language.errors import EngineError
-from baobei.language.load import load_ruleset
-from baobei.language.paths import default_rules_dir
-from conftest import Edit, edit_file, table_state
+from conftest import table_state, variant_engine
 from variants import STEAL
 
 # Moves for these tests only: each runs one primitive statement in a way the default rules never do.
@@ -76,20 +72,9 @@ play
 """
 
 
-def variant(factory: pytest.TempPathFactory, *edits: Edit, extra: str = "") -> Engine:
-    """An engine of an edited copy of the default rules, with `extra` as one more rules file."""
-    target: Path = factory.mktemp("rules") / "rules"
-    shutil.copytree(default_rules_dir(), target)
-    for file, old, new in edits:
-        edit_file(target / file, old, new)
-    if extra:
-        (target / "98_test_moves.bao").write_text(extra, encoding="utf-8")
-    return Engine(load_ruleset(target))
-
-
 @pytest.fixture(scope="module")
 def tested(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    return variant(tmp_path_factory, extra=TEST_MOVES)
+    return variant_engine(tmp_path_factory, extra=TEST_MOVES)
 
 
 def run(eng: Engine, st: State, text: str) -> list[str]:
@@ -115,7 +100,7 @@ def test_a_new_window_closes_the_oldest_one_open_beyond_the_rules_limit(default_
 def test_the_number_of_open_windows_is_rules_data(tmp_path_factory: pytest.TempPathFactory) -> None:
     """`window ... open 2`: the same two steps leave both windows open, the newest last (the engine reads the
     limit from the rules' window declaration, not a default of one)."""
-    eng = variant(tmp_path_factory, ("04_pluck.bao", "attempts 1 open 1", "attempts 1 open 2"))
+    eng = variant_engine(tmp_path_factory, ("04_pluck.bao", "attempts 1 open 1", "attempts 1 open 2"))
     st = table_state(eng, THREE)
     run(eng, st, "bob draw")
     run(eng, st, "bob keep slot=bob.1")
@@ -177,8 +162,8 @@ def test_a_deal_written_with_move_deals_as_one_written_with_draw(tmp_path_factor
     """The deal runs in the round_start hook, where no move's changed tableaux are recorded (`ctx.changed` is
     None): a `move` onto a slot there must not try to record it. Dealt with `move top(draw_pile)` instead of
     `draw`, the same seed deals the same tableaux."""
-    eng = variant(tmp_path_factory, ("02_setup.bao", "repeat hand_size[player_count] { draw into free_slot(p, none) }",
-                                     "repeat hand_size[player_count] { move top(draw_pile) to free_slot(p, none) }"))
+    deal = "repeat hand_size[player_count] { draw into free_slot(p, none) }"
+    eng = variant_engine(tmp_path_factory, ("02_setup.bao", deal, deal.replace("draw into", "move top(draw_pile) to")))
     moved, _ = eng.new_match(["alice", "bob", "carol"], 5, log=False)
     drawn, _ = default_engine.new_match(["alice", "bob", "carol"], 5, log=False)
     assert [len(row) for row in moved.tableaux] == [4, 4, 4]
@@ -219,7 +204,7 @@ def test_a_card_an_ability_moves_is_marked_moved(tmp_path_factory: pytest.TempPa
     """§ 6.11 [P153] (D13): every card an ability moves gets the mark `moved` (rules/05_abilities.bao, `on
     ability moves`), given by the `move` statement itself. The invented Kranich ability of the STEAL variant
     moves carol's Meise with `move`: it is marked, the cards it did not move are not."""
-    eng = variant(tmp_path_factory, *STEAL)
+    eng = variant_engine(tmp_path_factory, *STEAL)
     st = table_state(eng, STEAL_PLAY)
     run(eng, st, "alice draw")
     run(eng, st, "alice discard")

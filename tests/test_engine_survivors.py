@@ -8,28 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import shutil
-from pathlib import Path
 
 import baobei.engine.runtime as runtime
 import pytest
 from baobei.engine.engine import Engine
 from baobei.engine.notation import parse_move_text
 from baobei.engine.state import State
-from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
-from conftest import Edit, edit_file, table_state
-
-
-def variant(factory: pytest.TempPathFactory, *edits: Edit, extra: str = "") -> Engine:
-    """An engine of an edited copy of the default rules, with `extra` as one more rules file."""
-    target: Path = factory.mktemp("rules") / "rules"
-    shutil.copytree(default_rules_dir(), target)
-    for file, old, new in edits:
-        edit_file(target / file, old, new)
-    if extra:
-        (target / "98_test_moves.bao").write_text(extra, encoding="utf-8")
-    return Engine(load_ruleset(target))
+from conftest import ELSTER_VS_SHIELD, table_state, variant_engine
 
 
 def play(eng: Engine, st: State, text: str) -> list[runtime.Event]:
@@ -99,23 +85,6 @@ def test_the_cards_a_routine_of_an_ability_moves_are_marked_moved(default_engine
     assert not any(st.is_marked(c, "moved") for c in (st.card_at((0, 1)), st.card_at((1, 2))) if c is not None)
 
 
-ELSTER = """\
-scenario "Elster against the shield"
-table
-  players alice bob carol
-  alice: Spatz, Meise, Star
-  bob: Flamingo, Specht, Amsel
-  carol: Rotkehlchen, Kranich, Amsel
-  draw: Elster, Specht, Star
-  discard: Amsel
-  active bob
-  set bao_caller = alice
-  set shield = active
-  set owed[bob] = true
-  set owed[carol] = true
-play
-"""
-
 SWAP_ROUTINE = """
 routine swap_looked(a: slot, b: slot) "Test: the Elster's swap, made by a routine" § 6.6 [P133, P134] {
   swap card_at(a) with card_at(b)
@@ -127,9 +96,9 @@ def test_a_step_whose_routine_would_change_a_protected_tableau_is_refused(
         tmp_path_factory: pytest.TempPathFactory) -> None:
     """The Elster's swap made by a routine: the trial run that judges the step sees the shield block the
     routine's swap (the routine records into the trial's list), so the swap is refused as in the default rules."""
-    eng = variant(tmp_path_factory, ("05_abilities.bao", "if swap_them { swap card_at(a) with card_at(b) }",
+    eng = variant_engine(tmp_path_factory, ("05_abilities.bao", "if swap_them { swap card_at(a) with card_at(b) }",
                                      "if swap_them { run swap_looked(a, b) }"), extra=SWAP_ROUTINE)
-    st = table_state(eng, ELSTER)
+    st = table_state(eng, ELSTER_VS_SHIELD)
     for text in ("bob draw", "bob discard", "bob look_and_swap a=alice.1 b=carol.2"):
         play(eng, st, text)
     rejection = eng.check(st, parse_move_text(eng.rules.moves, st, "bob decide_swap swap_them=true"))
@@ -141,7 +110,7 @@ def test_a_step_whose_routine_would_change_a_protected_tableau_is_refused(
 def test_a_new_round_clears_a_mark_that_lasts_beyond_a_turn(tmp_path_factory: pytest.TempPathFactory) -> None:
     """With `moved` lasting past a turn, only the new round clears it: a dealt round has no card marked, and
     a mark carried into the next round is gone once it starts."""
-    eng = variant(tmp_path_factory, ("05_abilities.bao", "until turn on ability moves", "on ability moves"))
+    eng = variant_engine(tmp_path_factory, ("05_abilities.bao", "until turn on ability moves", "on ability moves"))
     assert not eng.rules.marks["moved"].until_turn
     st, _ = eng.new_match(["ann", "ben", "cid"], 4, log=False)
     assert not any(st.is_marked(c, "moved") for c in st.deck())
@@ -161,9 +130,9 @@ def changed_hook() -> str:
 def test_rules_without_an_on_changed_hook_change_tableaux_without_telling_anyone(
         tmp_path_factory: pytest.TempPathFactory) -> None:
     """The hook `on changed` is optional: without it a move that changes a tableau just runs (nothing to call)."""
-    eng = variant(tmp_path_factory, ("06_bao.bao", changed_hook(), ""))
+    eng = variant_engine(tmp_path_factory, ("06_bao.bao", changed_hook(), ""))
     assert "changed" not in eng.rules.hooks
-    st = table_state(eng, ELSTER.replace("  set shield = active\n", "  set shield = armed\n"))
+    st = table_state(eng, ELSTER_VS_SHIELD.replace("  set shield = active\n", "  set shield = armed\n"))
     play(eng, st, "bob draw")
     events = play(eng, st, "bob keep slot=bob.1")
     assert [e.text for e in events] == [

@@ -22,7 +22,7 @@ from baobei.language.load import load_ruleset
 from baobei.language.source import Pos
 from baobei.scenarios.expectations import compile_probe
 from baobei.scenarios.parser import parse_scenario_text
-from conftest import NO_CHOICE, MakeVariant, table_state
+from conftest import ELSTER_VS_SHIELD, EXCHANGE, NO_CHOICE, MakeVariant, table_state
 
 HERE = Pos("units", 1, 1)
 
@@ -189,20 +189,6 @@ def test_a_slot_argument_must_name_a_slot_of_a_seat(default_engine: Engine) -> N
         rejection = default_engine.check(st, Move(0, "look", (("slot", bad),)))
         assert rejection is not None and rejection.reason == "argument 'slot' must be an own slot", bad
     assert default_engine.check(st, Move(0, "look", (("slot", (0, 1)),))) is None
-
-
-EXCHANGE = """\
-scenario "a Schuhschnabel exchange waits"
-table
-  players alice bob carol
-  alice: Spatz, Kranich, Meise
-  bob: Flamingo, Specht, Amsel
-  carol: Star, Rotkehlchen, Kranich
-  draw: Schuhschnabel, Amsel, Flamingo, Kranich, Star
-  discard: Specht
-  active bob
-play
-"""
 
 
 def test_an_argument_of_a_kind_that_depends_on_the_mover_is_checked_against_it(default_engine: Engine) -> None:
@@ -437,24 +423,6 @@ def test_a_new_round_starts_clean(default_engine: Engine) -> None:
 
 
 # ---------------------------------------------------------------- a protected tableau
-ELSTER_VS_SHIELD = """\
-scenario "elster vs shield"
-table
-  players alice bob carol
-  alice: Spatz, Meise, Star
-  bob: Flamingo, Specht, Amsel
-  carol: Rotkehlchen, Kranich, Amsel
-  draw: Elster, Specht, Star
-  discard: Amsel
-  active bob
-  set bao_caller = alice
-  set shield = active
-  set owed[bob] = true
-  set owed[carol] = true
-play
-"""
-
-
 def test_a_step_that_would_change_a_protected_tableau_is_refused_listed_and_sampled_so(default_engine: Engine) -> None:
     eng = default_engine
     st = table(eng, ELSTER_VS_SHIELD)

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,20 +19,7 @@ from baobei.engine.move import Move
 from baobei.engine.notation import parse_move_text
 from baobei.engine.sampling import Sizes, WhenProtected
 from baobei.engine.state import State
-from baobei.language.load import load_ruleset
-from baobei.language.paths import default_rules_dir
-from conftest import Edit, edit_file, table_state
-
-
-def variant(factory: pytest.TempPathFactory, *edits: Edit, extra: str = "") -> Engine:
-    """An engine of an edited copy of the default rules, with `extra` as one more rules file."""
-    target: Path = factory.mktemp("rules") / "rules"
-    shutil.copytree(default_rules_dir(), target)
-    for file, old, new in edits:
-        edit_file(target / file, old, new)
-    if extra:
-        (target / "98_test_rules.bao").write_text(extra, encoding="utf-8")
-    return Engine(load_ruleset(target))
+from conftest import EXCHANGE, Edit, table_state, variant_engine
 
 
 def play(eng: Engine, st: State, *texts: str) -> None:
@@ -54,21 +39,6 @@ table
   active alice
 play
 """
-
-# bob's Schuhschnabel exchange waits (`held_card` arguments, optional ones among them).
-EXCHANGE = """\
-scenario "a Schuhschnabel exchange waits"
-table
-  players alice bob carol
-  alice: Spatz, Kranich, Meise
-  bob: Flamingo, Specht, Amsel
-  carol: Star, Rotkehlchen, Kranich
-  draw: Schuhschnabel, Amsel, Flamingo, Kranich, Star
-  discard: Specht
-  active bob
-play
-"""
-
 
 def riesentukan_waits(eng: Engine) -> State:
     st = table_state(eng, RIESENTUKAN)
@@ -215,7 +185,7 @@ def test_random_play_offers_the_initial_peek_to_every_player_with_no_window_open
         tmp_path_factory: pytest.TempPathFactory) -> None:
     """A phase in which the others have moves that need no window (the initial peek) lets them act: random play
     draws their moves too, here with no call in the phase to give them moves."""
-    eng = variant(tmp_path_factory, *TURN_PLUCKS)
+    eng = variant_engine(tmp_path_factory, *TURN_PLUCKS)
     assert eng.moves["pluck"].phases == frozenset({"turn", "drawn", "turn_end"})
     st, _ = eng.new_match(["alice", "bob", "carol"], 5, log=False)
     assert st.phase == "peek" and not st.windows
@@ -235,7 +205,7 @@ halt last_card "Test: with one card left to draw, the turn may only end" § 2.2 
 
 
 def test_a_halt_that_names_no_phase_holds_in_any_phase(tmp_path_factory: pytest.TempPathFactory) -> None:
-    eng = variant(tmp_path_factory, extra=NO_PHASE_HALT)
+    eng = variant_engine(tmp_path_factory, extra=NO_PHASE_HALT)
     st = table_state(eng, RIESENTUKAN.replace("draw: Riesentukan, Weisspelikan, Star", "draw: Star"))
     assert st.phase == "turn"
     halt = eng.halt(st)
@@ -258,7 +228,7 @@ move point "Test: point at a slot, with an argument named as the engine's source
 
 def test_an_argument_named_source_replaces_the_engines_name_in_generation(
         tmp_path_factory: pytest.TempPathFactory) -> None:
-    eng = variant(tmp_path_factory, extra=POINT_AT_SOURCE)
+    eng = variant_engine(tmp_path_factory, extra=POINT_AT_SOURCE)
     assert eng.moves["point"].names == ("actor", "source")
     st = table_state(eng, RIESENTUKAN)
     points = [m for m in eng.legal_moves(st, 1) if m.name == "point"]
@@ -290,7 +260,7 @@ play
 
 def test_a_waiting_abilitys_guards_see_its_card_in_generation_and_random_play(
         tmp_path_factory: pytest.TempPathFactory) -> None:
-    eng = variant(tmp_path_factory, PEEK_READS_SOURCE)
+    eng = variant_engine(tmp_path_factory, PEEK_READS_SOURCE)
     st = table_state(eng, PEEK_WAITS)
     play(eng, st, "alice draw", "alice discard")
     assert [(w.ability, w.owner) for w in st.waiting] == [("peek", 0)]

@@ -36,6 +36,7 @@ from .state import State, Waiting
 
 if TYPE_CHECKING:
     from ..language.ruleset import Ruleset
+    from .effects import Effects
     from .state import CardFacts
 
 SLOT_KINDS = ("slot", "own_slot", "free_slot")
@@ -156,6 +157,7 @@ class Legality:
     facts: CardFacts
     moves: dict[str, CompiledMove]
     halts: list[tuple[Fn, s.HaltDecl]]
+    effects: Effects  # the marks an ability's moves give (a step's trial run gives them too)
     unit: Unit  # where the engine's generated code lives (random play adds some as it meets new situations)
 
     def __init__(self) -> None:
@@ -229,7 +231,7 @@ class Legality:
             return None
         trial = Ctx(st.copy(), dict(env), None, set())
         trial.blocked = []
-        trial.marking = self.effects.ability_marks  # type: ignore[attr-defined]  # Engine provides effects
+        trial.marking = self.effects.ability_marks  # as the real run of an ability's body (Engine._body)
         cm.body(trial)
         return trial.blocked[0] if trial.blocked else None
 

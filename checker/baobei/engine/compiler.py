@@ -21,25 +21,14 @@ from ..language import syntax as s
 from ..language.errors import RulesError
 from . import codegen
 from .effects import Effects
-from .runtime import Ctx, Fn, Origin, Proc, items_of
-from .state import Chance, PileLoc
+from .runtime import Fn, Origin, Proc
+from .state import PileLoc
 
 Scope = frozenset[str]
 _UNSET = object()
 # Blocks nest this deep in one generated function before a block goes into a function of its own:
 # Python refuses more than 20 nested loops and try statements in one function.
 MAX_BLOCKS = 4
-
-
-def pick(ctx: Ctx, domain: Any, kind: str) -> Any:
-    """A random item of the domain (none when it is empty), from the state's generator."""
-    items = list(items_of(ctx.st, domain))
-    rng = ctx.st.rng
-    if not items:
-        return None
-    if isinstance(rng, Chance):
-        return rng.pick(items, kind)  # the outcome may come from elsewhere (a game log)
-    return rng.choice(items)
 
 
 class Compiler:
@@ -54,7 +43,7 @@ class Compiler:
         self.routine_procs = routine_procs
         self.piles = {name: PileLoc(i, name) for i, name in enumerate(rules.piles)}
         self.unit = codegen.Unit(rules, effects.eng.facts.facts, self.piles, define_fns)
-        self.unit.ns.update({"_pick": pick, "_P": routine_procs, "_UNSET": _UNSET})
+        self.unit.ns.update({"_pick": effects.pick, "_P": routine_procs, "_UNSET": _UNSET})
 
     # ------------------------------------------------------------ expressions
     def expr(self, node: s.Expr, scope: Scope) -> Fn:

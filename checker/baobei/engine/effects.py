@@ -1,10 +1,18 @@
-"""The engine's primitive statements: each moves, shows or records something and logs an event.
+"""The engine's primitive statements, each defined once, for both value domains.
 
-Cards only ever change place through `take_out`/`put`, so no primitive can create,
-lose or duplicate a card: a card leaves exactly one place and enters exactly one.
-A `none` card or place is skipped, which is how an impossible part of an effect is
-left out. Every change of a slot is noted in the context (`ctx.changed`), so that the
-engine can tell the rules whose tableau a move or an ability step changed.
+A statement's meaning is one method here (`move`, `swap`, `draw`, ...): when a part of it is left
+out (a `none` card or place, a change a protection blocks), when it is an error of the rules (a card
+that would cover another), which cards it marks, whose tableau it changes, what it logs. It asks its
+questions of the context (`ctx.absent`, `ctx.same`, `ctx.fail`, `ctx.touch`) and changes the state
+only through the place operations below (`take_out`, `put`, `learn`, `enqueue` ...).
+
+The operations of this class work on the engine's concrete state (engine/state.py). The prover's
+symbolic store (proofs/store.py) overrides exactly these operations, and its context answers the
+questions with Z3 terms under a path condition, so the transition relation Z3 reasons about is
+made by these very statements: there is no second implementation of a statement to drift apart.
+
+Cards only ever change place through `take_out`/`put`, so no statement can create, lose or
+duplicate a card: a card leaves exactly one place and enters exactly one.
 """
 
 from __future__ import annotations
@@ -14,9 +22,9 @@ from typing import Any, Protocol
 
 from ..language import syntax as s
 from ..language.errors import EngineError
-from ..language.ruleset import ALL_CARDS, Ruleset
+from ..language.ruleset import ALL_CARDS, DRAW_PILE, Ruleset
 from ..language.text import plural
-from .protection import Protection, protection_against
+from .protection import Protection
 from .runtime import Ctx, Event, Fn, Origin, items_of
 from .state import CardFacts, HandLoc, PileLoc, State, Waiting, Window, hand_of
 
@@ -30,7 +38,7 @@ class Host(Protocol):
     pile_index: dict[str, int]
 
     def run_hook(self, name: str, ctx: Ctx, args: tuple[Any, ...]) -> None: ...
-    def start_round(self, st: State, log: list[Event] | None, players: list[int] | None = None) -> None: ...
+    def start_round(self, st: State, log: list[Event] | None, players: Any = None) -> None: ...
     def slot_label(self, st: State, slot: tuple[int, int]) -> str: ...
     def format_value(self, st: State, vtype: str, value: Any) -> str: ...
 
@@ -55,7 +63,7 @@ class Effects:
         self.window_title = window.title if window is not None else "window"
         self.attempts = window.attempts if window is not None else 1
         self.open_max = window.open_max if window is not None else 1
-        self.draw_pile = list(rules.piles).index("draw_pile")
+        self.draw_pile = list(rules.piles).index(DRAW_PILE)
         self.mark_bits = eng.facts.mark_bits
         self.protections: list[Protection] = []  # set by the engine once the rules are compiled
         self.left_pile = [PileLoc(i, "") for i in range(len(rules.piles))]  # the place a card left, by pile
@@ -64,7 +72,254 @@ class Effects:
         # The marks a new turn keeps (-1: all): those that last a turn are cleared.
         self.turn_marks_kept = ~sum(1 << bit for name, bit in self.mark_bits.items() if rules.marks[name].until_turn)
 
-    # ------------------------------------------------------------ card places
+    def mark_bit(self, mark: str) -> int:
+        return 1 << self.mark_bits[mark]
+
+    # ------------------------------------------------------------ statements
+    # One method per primitive statement, given the context and the values of the statement's expressions
+    # (compiler.py evaluates them first, in order). Where a statement evaluates a part only in some cases
+    # (the players of a window once its card exists, the words of `say` only where they are read), that
+    # part comes as a function of the context and the method decides whether to evaluate it.
+    def move(self, ctx: Ctx, c: Any, where: Any, origin: Origin, pos: s.Pos) -> None:
+        if ctx.absent(c) or ctx.absent(where):
+            return
+        st = ctx.st
+        self.require_free(ctx, where, pos)  # before taking the card out: a refused move loses nothing
+        if self.blocked(ctx, origin, self.locate(st, c), where):
+            return
+        src = self.take_out(st, c)
+        self.put(st, c, where)
+        ctx.touch(src)
+        ctx.touch(where)
+        if ctx.marking:
+            self.add_marks(st, c, ctx.marking)
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"{st.facts.label(c)} moves from "
+                f"{self.where_label(st, src)} to {self.where_label(st, where)}", c)
+
+    def swap(self, ctx: Ctx, a: Any, b: Any, origin: Origin, pos: s.Pos) -> None:
+        if ctx.absent(a) or ctx.absent(b) or ctx.same(a, b):
+            return
+        st = ctx.st
+        where_a, where_b = self.locate(st, a), self.locate(st, b)
+        if not (self.on_slot(ctx, where_a) and self.on_slot(ctx, where_b)):
+            ctx.fail(f"{pos}: only cards on slots can swap places")
+        if self.blocked(ctx, origin, where_a, where_b):
+            return
+        self.exchange(st, a, where_a, b, where_b)
+        ctx.touch(where_a)
+        ctx.touch(where_b)
+        if ctx.marking:
+            self.add_marks(st, a, ctx.marking)
+            self.add_marks(st, b, ctx.marking)
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"the cards on {self.where_label(st, where_a)} and "
+                f"{self.where_label(st, where_b)} swap places")
+
+    def draw(self, ctx: Ctx, where: Any, bind: str | None, origin: Origin) -> None:
+        st = ctx.st
+        if self.pile_empty(st, self.draw_pile):
+            self.eng.run_hook("draw_empty", ctx, (self.drawer(ctx),))
+        if self.pile_empty(st, self.draw_pile) or ctx.absent(where) or self.blocked(ctx, origin, where):
+            if ctx.log is not None:
+                log(ctx, origin, lambda: "the draw is impossible and is left out")
+            if bind:
+                ctx.env[bind] = None
+            return
+        self.require_free(ctx, where, origin.rule)
+        c = self.draw_top(st, self.draw_pile)
+        self.put(st, c, where)
+        ctx.touch(where)
+        if ctx.marking:
+            self.add_marks(st, c, ctx.marking)
+        if bind:
+            ctx.env[bind] = c
+        if ctx.log is not None:
+            shown = isinstance(where, PileLoc) and where.index in self.face_up
+            log(ctx, origin, lambda: f"a card is drawn to {self.where_label(st, where)}"
+                + (f": {st.facts.label(c)}" if shown else ""), c, kind="draw")
+
+    @staticmethod
+    def drawer(ctx: Ctx) -> Any:
+        """Who draws: the player whose move, ability or rule this is (not the card's destination)."""
+        actor = ctx.env.get("actor")
+        return ctx.active() if ctx.absent(actor) else actor
+
+    def peek(self, ctx: Ctx, p: Any, c: Any, origin: Origin) -> None:
+        if ctx.absent(p) or ctx.absent(c):
+            return
+        self.learn(ctx.st, c, p)
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"{ctx.st.names[p]} looks secretly at {ctx.st.facts.label(c)}", c)
+
+    def show(self, ctx: Ctx, c: Any, origin: Origin) -> None:
+        if ctx.absent(c):
+            return
+        self.reveal(ctx.st, c)
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"{ctx.st.facts.label(c)} is shown to everyone", c)
+
+    def forget(self, ctx: Ctx, c: Any, origin: Origin) -> None:
+        if ctx.absent(c):
+            return
+        self.unlearn(ctx.st, c)
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"nobody can follow {ctx.st.facts.label(c)} any more", c)
+
+    def say(self, ctx: Ctx, text: str, args: tuple[Fn, ...], kinds: tuple[str, ...], origin: Origin) -> None:
+        if ctx.log is None:
+            return  # words only: nothing to do where nobody reads them
+        parts = text.split("{}")
+        values = [self.eng.format_value(ctx.st, kind, arg(ctx)) for arg, kind in zip(args, kinds, strict=True)]
+        words = parts[0] + "".join(v + rest for v, rest in zip(values, parts[1:], strict=True))
+        ctx.log.append(Event(origin.rule, origin.cite, words, "say"))
+
+    def mark(self, ctx: Ctx, mark: str, bit: int, c: Any, origin: Origin) -> None:
+        if ctx.absent(c):
+            return
+        self.add_marks(ctx.st, c, bit)
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"{ctx.st.facts.label(c)} is marked {mark}", c)
+
+    def open_window(self, ctx: Ctx, kind: str, c: Any, players: Fn, origin: Origin) -> None:
+        if ctx.absent(c):
+            return
+        mask = self.open(ctx.st, kind, c, players(ctx))
+        if ctx.log is not None:
+            names = ctx.st.names
+            log(ctx, origin, lambda: f"the {self.window_title} '{kind}' opens on {ctx.st.facts.label(c)} for "
+                + (", ".join(names[p] for p in range(len(names)) if mask >> p & 1) or "nobody"), c)
+
+    def use_window(self, ctx: Ctx, origin: Origin) -> None:
+        if self.window_open(ctx):
+            self.use_attempt(ctx.st)
+            if ctx.log is not None:
+                log(ctx, origin, lambda: "an attempt on the reference is used")
+
+    def close_window(self, ctx: Ctx, origin: Origin) -> None:
+        if self.window_open(ctx):
+            self.close(ctx.st)
+            if ctx.log is not None:
+                log(ctx, origin, lambda: f"the {self.window_title} closes")
+
+    def trigger(self, ctx: Ctx, c: Any, p: Any, after_window: bool, origin: Origin) -> None:
+        if ctx.absent(c) or ctx.absent(p):
+            return
+        ability = self.ability_of(ctx, c)
+        if ability is None:
+            return
+        # A new trigger waits before those that wait for the window: what the window's calls
+        # trigger is part of settling them.
+        self.enqueue(ctx.st, Waiting(ability, c, p, (), after_window), first=False)
+        if ctx.log is not None:
+            facts = self.eng.facts
+            log(ctx, origin, lambda: f"{facts.label(c)} triggers its ability '{ability}' for {ctx.st.names[p]}"
+                + (" once the window's calls are settled" if after_window else ""), c)
+
+    def continue_step(self, ctx: Ctx, step: str, p: Any, args: tuple[Fn, ...], origin: Origin) -> None:
+        if ctx.absent(p):
+            return
+        source: Any = ctx.env.get("source")
+        if ctx.absent(source):
+            ctx.fail(f"{origin.rule}: `continue` goes on with an ability; this rule is no ability")
+        self.enqueue(ctx.st, Waiting(step, source, p, tuple(a(ctx) for a in args)), first=True)
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"{ctx.st.names[p]} goes on with '{step}'")
+
+    def shuffle(self, ctx: Ctx, sources: tuple[s.ShuffleSource, ...], into: PileLoc, origin: Origin) -> None:
+        gathered = self.shuffle_into(ctx.st, sources, into)
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"{plural(gathered, 'card')} shuffled into the "
+                f"{self.eng.pile_names[into.index].replace('_', ' ')}")
+
+    def start_turn(self, ctx: Ctx, p: Any, origin: Origin) -> None:
+        if ctx.absent(p):
+            ctx.fail(f"{origin.rule}: no player to start the turn")
+        self.begin_turn(ctx.st, p)
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"{ctx.st.names[p]}'s turn begins")
+
+    def start_round(self, ctx: Ctx) -> None:
+        self.eng.start_round(ctx.st, ctx.log)
+
+    def start_round_with(self, ctx: Ctx, players: Any) -> None:
+        self.eng.start_round(ctx.st, ctx.log, players)
+
+    def pick(self, ctx: Ctx, domain: Any, kind: str) -> Any:
+        """A random item of the domain (none when it is empty), from the state's generator."""
+        items = list(items_of(ctx.st, domain))
+        if not items:
+            return None
+        return ctx.st.random_choice(items, kind)
+
+    def set_phase(self, ctx: Ctx, value: Any) -> None:
+        self.store_phase(ctx.st, value)
+
+    def set_var(self, ctx: Ctx, name: str, vtype: str, value: Any, origin: Origin) -> None:
+        self.store_var(ctx.st, name, value)
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"{name} = {self.eng.format_value(ctx.st, vtype, value)}", kind="set")
+
+    def set_player_var(self, ctx: Ctx, name: str, vtype: str, i: Any, value: Fn, origin: Origin) -> None:
+        if ctx.absent(i):
+            return
+        v = value(ctx)
+        self.store_player_var(ctx.st, name, i, v)
+        if ctx.log is not None:
+            log(ctx, origin, lambda: f"{name}[{ctx.st.names[i]}] = {self.eng.format_value(ctx.st, vtype, v)}",
+                kind="set")
+
+    # ------------------------------------------------------------ protections
+    def blocked(self, ctx: Ctx, origin: Origin, *places: Any) -> bool:
+        """Whether a change of these places would touch a tableau protected against the rule's actor: such
+        a part of an effect is impossible and is left out (logged)."""
+        if not self.any_protected(ctx):
+            return False  # no tableau is protected now: nothing to look up
+        for place in places:
+            owner = self.slot_owner(ctx, place)
+            if ctx.absent(owner):
+                continue
+            decl = self.protection_against(ctx, owner, ctx.env.get("actor"))
+            if decl is not None:
+                if ctx.blocked is not None:
+                    ctx.blocked.append(decl)
+                if ctx.log is not None:
+                    ctx.log.append(Event(origin.rule, decl.cite, f"{ctx.st.names[owner]}'s tableau is "
+                                         f"protected ({decl.name}): this change is impossible and left out"))
+                return True
+        return False
+
+    def protection_against(self, ctx: Ctx, owner: Any, by: Any) -> s.ProtectDecl | None:
+        """The protection that forbids `by` to change `owner`'s tableau now, if any. The state's mask says
+        which tableaux are protected since the last completed action; the declaration is looked up only
+        then (the first that holds names the rule; the first of all when none holds any more)."""
+        if ctx.absent(by) or ctx.same(by, owner) or not self.is_protected(ctx, owner):
+            return None  # the engine's own setup, the owner's own change, or no protection
+        for p in self.protections:
+            if self.protection_holds(ctx, p, owner):
+                return p.decl
+        return self.protections[0].decl if self.protections else None
+
+    # ------------------------------------------------------------ the concrete state's operations
+    # What the statements above ask of the state. The symbolic store (proofs/store.py) overrides each.
+    def require_free(self, ctx: Ctx, where: Any, pos: s.Pos | str) -> None:
+        """Refuse a destination that would cover another card (or is no place at all)."""
+        st = ctx.st
+        if isinstance(where, tuple):
+            player, number = where
+            row = st.tableaux[player]
+            if not (number == len(row) + 1 or (0 < number <= len(row) and row[number - 1] is None)):
+                ctx.fail(f"{pos}: slot {self.eng.slot_label(st, where)} is not free")
+        elif isinstance(where, HandLoc):
+            if len(st.hands[where.player]) >= self.capacity:
+                ctx.fail(f"{pos}: {st.names[where.player]}'s hand holds {plural(self.capacity, 'card')} already")
+        elif not isinstance(where, PileLoc):
+            ctx.fail(f"{pos}: {where!r} is not a place for a card")
+
+    @staticmethod
+    def locate(st: State, card: int) -> object:
+        return st.locate(card)
+
     def take_out(self, st: State, card: int) -> object:
         """Remove a card from wherever it is; returns the place it left (the box is None)."""
         for i, items in enumerate(st.piles):
@@ -89,22 +344,8 @@ class Effects:
             return None
         raise EngineError(f"card {card} is nowhere")
 
-    def check_free(self, st: State, where: object, pos: s.Pos | str) -> None:
-        """Refuse a destination that would cover another card (or is no place at all)."""
-        if isinstance(where, tuple):
-            player, number = where
-            row = st.tableaux[player]
-            if not (number == len(row) + 1 or (0 < number <= len(row) and row[number - 1] is None)):
-                raise EngineError(f"{pos}: slot {self.eng.slot_label(st, where)} is not free")
-        elif isinstance(where, HandLoc):
-            if len(st.hands[where.player]) >= self.capacity:
-                raise EngineError(f"{pos}: {st.names[where.player]}'s hand holds "
-                                  f"{plural(self.capacity, 'card')} already")
-        elif not isinstance(where, PileLoc):
-            raise EngineError(f"{pos}: {where!r} is not a place for a card")
-
     def put(self, st: State, card: int, where: object) -> None:
-        """Put a card that is in no place into `where`, already checked with `check_free`."""
+        """Put a card that is in no place into `where`, already checked with `require_free`."""
         if isinstance(where, tuple):
             player, number = where
             row = st.tableaux[player]
@@ -119,221 +360,93 @@ class Effects:
             if where.index in self.face_up:
                 st.known[card] = st.everyone  # a face-up pile shows the card to every player
 
-    def where_label(self, st: State, where: object) -> str:
-        if isinstance(where, tuple):
-            return self.eng.slot_label(st, where)
-        if isinstance(where, HandLoc):
-            return f"{st.names[where.player]}'s hand"
-        if isinstance(where, PileLoc):
-            return self.eng.pile_names[where.index].replace("_", " ")
-        return "the box"
-
-    def _blocked(self, ctx: Ctx, origin: Origin, *places: object) -> bool:
-        """Whether a change of these places would touch a tableau protected against the rule's actor: such
-        a part of an effect is impossible and is left out (logged)."""
-        if not ctx.st.protected:
-            return False  # no tableau is protected now: nothing to look up
-        for place in places:
-            if isinstance(place, tuple):
-                decl = protection_against(self.protections, ctx, place[0], ctx.env.get("actor"))
-                if decl is not None:
-                    if ctx.blocked is not None:
-                        ctx.blocked.append(decl)
-                    if ctx.log is not None:
-                        ctx.log.append(Event(origin.rule, decl.cite, f"{ctx.st.names[place[0]]}'s tableau is "
-                                             f"protected ({decl.name}): this change is impossible and left out"))
-                    return True
-        return False
-
     @staticmethod
-    def _touched(ctx: Ctx, *places: object) -> None:
-        changed = ctx.changed
-        if changed is None:
-            return
-        for place in places:
-            if isinstance(place, tuple):
-                changed.add(place[0])
-
-    # ------------------------------------------------------------ statements
-    # One method per primitive statement, given the context and the values of the statement's expressions
-    # (compiler.py evaluates them first, in order). Where a statement evaluates a part only in some cases
-    # (the players of a window once its card exists, the words of `say` only where they are read), that
-    # part comes as a function of the context and the method decides whether to evaluate it.
-    def move(self, ctx: Ctx, c: Any, where: Any, origin: Origin, pos: s.Pos) -> None:
-        if c is None or where is None:
-            return
-        st = ctx.st
-        self.check_free(st, where, pos)  # before taking the card out: a refused move loses nothing
-        if st.protected and self._blocked(ctx, origin, st.locate(c), where):
-            return
-        src = self.take_out(st, c)
-        self.put(st, c, where)
-        self._touched(ctx, src, where)
-        if ctx.marking:
-            st.marks[c] |= ctx.marking
-        if ctx.log is not None:
-            log(ctx, origin, lambda: f"{st.facts.label(c)} moves from "
-                f"{self.where_label(st, src)} to {self.where_label(st, where)}", c)
-
-    def swap(self, ctx: Ctx, a: Any, b: Any, origin: Origin, pos: s.Pos) -> None:
-        if a is None or b is None or a == b:
-            return
-        st = ctx.st
-        where_a, where_b = st.locate(a), st.locate(b)
-        if not isinstance(where_a, tuple) or not isinstance(where_b, tuple):
-            raise EngineError(f"{pos}: only cards on slots can swap places")
-        if self._blocked(ctx, origin, where_a, where_b):
-            return
+    def exchange(st: State, a: int, where_a: Any, b: int, where_b: Any) -> None:
         st.tableaux[where_a[0]][where_a[1] - 1] = b
         st.tableaux[where_b[0]][where_b[1] - 1] = a
-        self._touched(ctx, where_a, where_b)
-        if ctx.marking:
-            st.marks[a] |= ctx.marking
-            st.marks[b] |= ctx.marking
-        if ctx.log is not None:
-            log(ctx, origin, lambda: f"the cards on {self.where_label(st, where_a)} and "
-                f"{self.where_label(st, where_b)} swap places")
 
-    def draw(self, ctx: Ctx, where: Any, bind: str | None, origin: Origin) -> None:
-        st = ctx.st
-        pile = st.piles[self.draw_pile]
-        if not pile:
-            self.eng.run_hook("draw_empty", ctx, (self._drawer(ctx),))
-        if not pile or where is None or (st.protected and self._blocked(ctx, origin, where)):
-            if ctx.log is not None:
-                log(ctx, origin, lambda: "the draw is impossible and is left out")
-            if bind:
-                ctx.env[bind] = None
-            return
-        self.check_free(st, where, origin.rule)
+    @staticmethod
+    def on_slot(ctx: Ctx, place: Any) -> bool:
+        return isinstance(place, tuple)
+
+    @staticmethod
+    def slot_owner(ctx: Ctx, place: Any) -> Any:
+        """The player whose tableau the place is a slot of (none for any other place)."""
+        return place[0] if isinstance(place, tuple) else None
+
+    @staticmethod
+    def pile_empty(st: State, index: int) -> bool:
+        return not st.piles[index]
+
+    @staticmethod
+    def draw_top(st: State, index: int) -> int:
+        pile = st.piles[index]
         chance = st.chance()
         if chance is not None:
             chance.before_draw(st, pile)  # the outcome comes from elsewhere (a referee's game log)
-        c = pile.pop()
-        self.put(st, c, where)
-        if ctx.changed is not None and isinstance(where, tuple):  # _touched, written out: every draw passes here
-            ctx.changed.add(where[0])
-        if ctx.marking:
-            st.marks[c] |= ctx.marking
-        if bind:
-            ctx.env[bind] = c
-        if ctx.log is not None:
-            shown = isinstance(where, PileLoc) and where.index in self.face_up
-            log(ctx, origin, lambda: f"a card is drawn to {self.where_label(st, where)}"
-                + (f": {st.facts.label(c)}" if shown else ""), c, kind="draw")
+        return pile.pop()
 
     @staticmethod
-    def _drawer(ctx: Ctx) -> Any:
-        """Who draws: the player whose move, ability or rule this is (not the card's destination)."""
-        actor = ctx.env.get("actor")
-        return ctx.st.active if actor is None else actor
+    def learn(st: State, c: int, p: int) -> None:
+        st.known[c] |= 1 << p
 
     @staticmethod
-    def peek(ctx: Ctx, p: Any, c: Any, origin: Origin) -> None:
-        if p is None or c is None:
-            return
-        ctx.st.known[c] |= 1 << p
-        if ctx.log is not None:
-            log(ctx, origin, lambda: f"{ctx.st.names[p]} looks secretly at {ctx.st.facts.label(c)}", c)
+    def reveal(st: State, c: int) -> None:
+        st.known[c] = st.everyone
 
     @staticmethod
-    def show(ctx: Ctx, c: Any, origin: Origin) -> None:
-        if c is None:
-            return
-        ctx.st.known[c] = ctx.st.everyone
-        if ctx.log is not None:
-            log(ctx, origin, lambda: f"{ctx.st.facts.label(c)} is shown to everyone", c)
-
-    def say(self, ctx: Ctx, text: str, args: tuple[Fn, ...], kinds: tuple[str, ...], origin: Origin) -> None:
-        if ctx.log is None:
-            return  # words only: nothing to do where nobody reads them
-        parts = text.split("{}")
-        values = [self.eng.format_value(ctx.st, kind, arg(ctx)) for arg, kind in zip(args, kinds, strict=True)]
-        words = parts[0] + "".join(v + rest for v, rest in zip(values, parts[1:], strict=True))
-        ctx.log.append(Event(origin.rule, origin.cite, words, "say"))
+    def unlearn(st: State, c: int) -> None:
+        st.known[c] = 0
 
     @staticmethod
-    def forget(ctx: Ctx, c: Any, origin: Origin) -> None:
-        if c is not None:
-            ctx.st.known[c] = 0
-            if ctx.log is not None:
-                log(ctx, origin, lambda: f"nobody can follow {ctx.st.facts.label(c)} any more", c)
+    def add_marks(st: State, c: int, bits: int) -> None:
+        st.marks[c] |= bits
 
-    def mark_bit(self, mark: str) -> int:
-        return 1 << self.mark_bits[mark]
-
-    @staticmethod
-    def mark(ctx: Ctx, mark: str, bit: int, c: Any, origin: Origin) -> None:
-        if c is not None:
-            ctx.st.marks[c] |= bit
-            if ctx.log is not None:
-                log(ctx, origin, lambda: f"{ctx.st.facts.label(c)} is marked {mark}", c)
-
-    def open_window(self, ctx: Ctx, kind: str, c: Any, players: Fn, origin: Origin) -> None:
-        if c is None:
-            return
+    def open(self, st: State, kind: str, c: int, players: Any) -> int:
+        """Open a window on card c for these players; the oldest windows close when too many are open."""
         mask = 0
-        for p in items_of(ctx.st, players(ctx)):
+        for p in items_of(st, players):
             mask |= 1 << p
-        windows = ctx.st.windows
+        windows = st.windows
         windows.append(Window(kind, c, mask, self.attempts))
-        del windows[:-self.open_max]  # the oldest windows close when too many are open
-        if ctx.log is not None:
-            log(ctx, origin, lambda: f"the {self.window_title} '{kind}' opens on {ctx.st.facts.label(c)} for "
-                + (", ".join(ctx.st.names[p] for p in range(len(ctx.st.names)) if mask >> p & 1) or "nobody"), c)
+        del windows[:-self.open_max]
+        return mask
 
     @staticmethod
-    def use_window(ctx: Ctx, origin: Origin) -> None:
-        if ctx.st.windows:
-            ctx.st.windows[-1].attempts -= 1
-            if ctx.log is not None:
-                log(ctx, origin, lambda: "an attempt on the reference is used")
-
-    def close_window(self, ctx: Ctx, origin: Origin) -> None:
-        if ctx.st.windows:
-            ctx.st.windows.clear()
-            if ctx.log is not None:
-                log(ctx, origin, lambda: f"the {self.window_title} closes")
-
-    def trigger(self, ctx: Ctx, c: Any, p: Any, after_window: bool, origin: Origin) -> None:
-        facts = self.eng.facts
-        if c is None or p is None or facts.ability[c] is None:
-            return
-        ability: str = facts.ability[c]  # checked just above
-        queue = ctx.st.waiting
-        # A new trigger waits before those that wait for the window: what the window's calls
-        # trigger is part of settling them.
-        at = next((i for i, w in enumerate(queue) if w.after_window), len(queue))
-        queue.insert(at, Waiting(ability, c, p, (), after_window))
-        if ctx.log is not None:
-            log(ctx, origin, lambda: f"{facts.label(c)} triggers its ability '{ability}' for {ctx.st.names[p]}"
-                + (" once the window's calls are settled" if after_window else ""), c)
+    def window_open(ctx: Ctx) -> bool:
+        return bool(ctx.st.windows)
 
     @staticmethod
-    def continue_step(ctx: Ctx, step: str, p: Any, args: tuple[Fn, ...], origin: Origin) -> None:
-        if p is None:
-            return
-        source = ctx.env.get("source")
-        if source is None:
-            raise EngineError(f"{origin.rule}: `continue` goes on with an ability; this rule is no ability")
-        ctx.st.waiting.insert(0, Waiting(step, source, p, tuple(a(ctx) for a in args)))
-        if ctx.log is not None:
-            log(ctx, origin, lambda: f"{ctx.st.names[p]} goes on with '{step}'")
+    def use_attempt(st: State) -> None:
+        st.windows[-1].attempts -= 1
 
-    def shuffle(self, ctx: Ctx, sources: tuple[s.ShuffleSource, ...], into: PileLoc, origin: Origin) -> None:
-        st = ctx.st
+    @staticmethod
+    def close(st: State) -> None:
+        st.windows.clear()
+
+    def ability_of(self, ctx: Ctx, c: int) -> str | None:
+        return self.eng.facts.ability[c]
+
+    @staticmethod
+    def enqueue(st: State, entry: Waiting, first: bool) -> None:
+        """Queue an ability: a step of a running one first in line; a trigger before those that wait for
+        the window."""
+        queue = st.waiting
+        at = 0 if first else next((i for i, w in enumerate(queue) if w.after_window), len(queue))
+        queue.insert(at, entry)
+
+    def shuffle_into(self, st: State, sources: tuple[s.ShuffleSource, ...], into: PileLoc) -> int:
+        """Gather the sources' cards face down into a pile and shuffle it; nobody can follow them any more."""
         gathered: list[int] = []
         for source in sources:
             gathered.extend(self._gather(st, source))
         known = st.known
         for c in gathered:
-            known[c] = 0  # shuffled face down: nobody can follow a card any more
+            known[c] = 0
         pile = st.piles[into.index]
         pile.extend(gathered)
         st.rng.shuffle(pile)
-        if ctx.log is not None:
-            log(ctx, origin, lambda: f"{plural(len(gathered), 'card')} shuffled into the "
-                f"{self.eng.pile_names[into.index].replace('_', ' ')}")
+        return len(gathered)
 
     def _gather(self, st: State, source: s.ShuffleSource) -> list[int]:
         if source.pile == ALL_CARDS:
@@ -354,36 +467,42 @@ class Effects:
         st.piles[index] = keep
         return out
 
-    def start_turn(self, ctx: Ctx, p: Any, origin: Origin) -> None:
-        if p is None:
-            raise EngineError(f"{origin.rule}: no player to start the turn")
-        st = ctx.st
+    def begin_turn(self, st: State, p: int) -> None:
         st.active = p
         st.turn += 1
         clear = self.turn_marks_kept
         if clear != -1 and any(st.marks):
             st.marks = [m & clear for m in st.marks]  # marks that last a turn end with it
-        if ctx.log is not None:
-            log(ctx, origin, lambda: f"{st.names[p]}'s turn begins")
-
-    def start_round(self, ctx: Ctx) -> None:
-        self.eng.start_round(ctx.st, ctx.log)
-
-    def start_round_with(self, ctx: Ctx, players: Any) -> None:
-        self.eng.start_round(ctx.st, ctx.log, list(items_of(ctx.st, players)))
 
     @staticmethod
-    def set_phase(ctx: Ctx, value: Any) -> None:
-        ctx.st.phase = value
+    def store_phase(st: State, value: Any) -> None:
+        st.phase = value
 
-    def set_var(self, ctx: Ctx, name: str, vtype: str, value: Any, origin: Origin) -> None:
-        v = ctx.st.vars[name] = value
-        if ctx.log is not None:
-            log(ctx, origin, lambda: f"{name} = {self.eng.format_value(ctx.st, vtype, v)}", kind="set")
+    @staticmethod
+    def store_var(st: State, name: str, value: Any) -> None:
+        st.vars[name] = value
 
-    def set_player_var(self, ctx: Ctx, name: str, vtype: str, i: Any, value: Fn, origin: Origin) -> None:
-        if i is not None:
-            v = ctx.st.pvars[name][i] = value(ctx)
-            if ctx.log is not None:
-                log(ctx, origin, lambda: f"{name}[{ctx.st.names[i]}] = {self.eng.format_value(ctx.st, vtype, v)}",
-                    kind="set")
+    @staticmethod
+    def store_player_var(st: State, name: str, i: int, value: Any) -> None:
+        st.pvars[name][i] = value
+
+    @staticmethod
+    def any_protected(ctx: Ctx) -> bool:
+        return bool(ctx.st.protected)
+
+    @staticmethod
+    def is_protected(ctx: Ctx, owner: int) -> bool:
+        return bool(ctx.st.protected >> owner & 1)
+
+    @staticmethod
+    def protection_holds(ctx: Ctx, p: Protection, owner: int) -> bool:
+        return bool(p.when(ctx.st, owner))
+
+    def where_label(self, st: State, where: object) -> str:
+        if isinstance(where, tuple):
+            return self.eng.slot_label(st, where)
+        if isinstance(where, HandLoc):
+            return f"{st.names[where.player]}'s hand"
+        if isinstance(where, PileLoc):
+            return self.eng.pile_names[where.index].replace("_", " ")
+        return "the box"

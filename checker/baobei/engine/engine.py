@@ -25,7 +25,7 @@ from .legality import CompiledMove, Legality, compile_move
 from .move import Move
 from .notation import move_text
 from .protection import ChangeTargets, Protection, owner_pattern
-from .runtime import Ctx, Event, Fn, Origin, Proc
+from .runtime import Ctx, Event, Fn, Origin, Proc, items_of
 from .state import CardFacts, PileLoc, State, Waiting
 
 # The one name a transition invariant has bound: the player who made the move.
@@ -155,8 +155,10 @@ class Engine(Legality):
         self.start_round(st, events)
         return st, events or []
 
-    def start_round(self, st: State, log: list[Event] | None, players: list[int] | None = None) -> None:
-        """A new round among `players` (every seat when None)."""
+    def start_round(self, st: State, log: list[Event] | None, players: Any = None) -> None:
+        """A new round among `players` (a list of seats, or a rules value listing them; every seat when None)."""
+        if players is not None:
+            players = list(items_of(st, players))
         st.seat_round(list(range(len(st.names))) if players is None else players)
         if not st.in_round:
             raise EngineError("a round needs at least one player")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from ..language import syntax as s
+from ..language.errors import EngineError
 from .state import State
 
 Fn = Callable[["Ctx"], Any]
@@ -36,6 +37,31 @@ class Ctx:
         ctx.marking = self.marking
         ctx.blocked = self.blocked
         return ctx
+
+    # The questions the primitive statements (effects.py) ask while they run, answered here for concrete
+    # values; the prover's context (proofs/machine.py) answers them for Z3 terms under a path condition.
+    @staticmethod
+    def absent(value: Any) -> bool:
+        """Whether a value is none (an impossible part of an effect is left out)."""
+        return value is None
+
+    @staticmethod
+    def same(a: Any, b: Any) -> bool:
+        return bool(a == b)
+
+    @staticmethod
+    def fail(message: str) -> NoReturn:
+        """The rules ask for something impossible (a card covering another): an error of the rules."""
+        raise EngineError(message)
+
+    def active(self) -> Any:
+        return self.st.active
+
+    def touch(self, place: Any) -> None:
+        """Note that a rule changed the tableau this place is a slot of (`on changed`)."""
+        changed = self.changed
+        if changed is not None and isinstance(place, tuple):
+            changed.add(place[0])
 
 
 # What an event is: a change of cards, windows or turns ("effect"), a card drawn ("draw", a random outcome a

@@ -193,6 +193,13 @@ class State:
         rng = self._rng
         return rng if isinstance(rng, Chance) else None
 
+    def random_choice(self, items: list[Any], kind: str) -> Any:
+        """A random item (`pick`): from the generator, or from the Chance in use (a game log's outcome)."""
+        rng = self.rng
+        if isinstance(rng, Chance):
+            return rng.pick(items, kind)
+        return rng.choice(items)
+
     def use_chance(self, chance: Chance) -> None:
         """Take the random outcomes from here from now on (a copy of the state goes back to a generator)."""
         self._rng, self._rng_state = chance, None

@@ -39,6 +39,7 @@ class Host(Protocol):
 
     def run_hook(self, name: str, ctx: Ctx, args: tuple[Any, ...]) -> None: ...
     def start_round(self, st: State, log: list[Event] | None, players: Any = None) -> None: ...
+    def check_tables(self, n: int) -> None: ...
     def slot_label(self, st: State, slot: tuple[int, int]) -> str: ...
     def format_value(self, st: State, vtype: str, value: Any) -> str: ...
 
@@ -247,10 +248,9 @@ class Effects:
 
     def pick(self, ctx: Ctx, domain: Any, kind: str) -> Any:
         """A random item of the domain (none when it is empty), from the state's generator."""
-        items = list(items_of(ctx.st, domain))
-        if not items:
+        if self.nothing_to_pick(ctx, domain):
             return None
-        return ctx.st.random_choice(items, kind)
+        return self.random_item(ctx, domain, kind)
 
     def set_phase(self, ctx: Ctx, value: Any) -> None:
         self.store_phase(ctx.st, value)
@@ -467,6 +467,14 @@ class Effects:
         st.piles[index] = keep
         return out
 
+    @staticmethod
+    def nothing_to_pick(ctx: Ctx, domain: Any) -> bool:
+        return not items_of(ctx.st, domain)
+
+    @staticmethod
+    def random_item(ctx: Ctx, domain: Any, kind: str) -> Any:
+        return ctx.st.random_choice(list(items_of(ctx.st, domain)), kind)
+
     def begin_turn(self, st: State, p: int) -> None:
         st.active = p
         st.turn += 1
@@ -497,6 +505,79 @@ class Effects:
     @staticmethod
     def protection_holds(ctx: Ctx, p: Protection, owner: int) -> bool:
         return bool(p.when(ctx.st, owner))
+
+    # ------------------------------------------------------------ what the engine's steps ask of the state
+    def seat(self, st: State, players: Any) -> None:
+        """Seat a new round's players (a rules value listing them; every seat when None)."""
+        seats = list(range(len(st.names))) if players is None else list(items_of(st, players))
+        st.seat_round(seats)
+        if not st.in_round:
+            raise EngineError("a round needs at least one player")
+        self.eng.check_tables(len(st.seats))
+
+    @staticmethod
+    def next_round(st: State) -> None:
+        st.round += 1
+
+    @staticmethod
+    def reset_var(st: State, v: s.VarDecl, init: Fn, ctx: Ctx) -> None:
+        if v.per_player:
+            st.pvars[v.name] = [init(ctx) for _ in st.names]
+        else:
+            st.vars[v.name] = init(ctx)
+
+    @staticmethod
+    def clear_round(st: State) -> None:
+        st.windows.clear()
+        st.waiting.clear()
+        st.marks = [0] * len(st.marks)
+
+    @staticmethod
+    def anything_waits(st: State) -> bool:
+        return bool(st.waiting)
+
+    @staticmethod
+    def head(st: State, ability: str | None) -> Waiting:
+        """The first waiting ability (the caller knows one waits; `ability`: the one it must be)."""
+        return st.waiting[0]
+
+    @staticmethod
+    def dequeue(st: State) -> Waiting:
+        return st.waiting.pop(0)
+
+    @staticmethod
+    def window_callable(st: State) -> bool:
+        """An open window with an attempt left."""
+        return bool(st.windows) and st.windows[-1].attempts > 0
+
+    @staticmethod
+    def changed_owners(ctx: Ctx) -> list[tuple[Any, Any]]:
+        """The players whose tableau the rule changed, each with the condition that it did."""
+        return [(owner, True) for owner in sorted(ctx.changed)] if ctx.changed else []
+
+    @staticmethod
+    def when(ctx: Ctx, cond: Any, then: Callable[[], None]) -> None:
+        if cond:
+            then()
+
+    @staticmethod
+    def until_settled(st: State, step: Callable[[], bool]) -> None:
+        while step():
+            pass
+
+    def protect(self, st: State) -> None:
+        """Which tableaux the rules' protections hold now, against every player but the owner."""
+        mask = 0
+        for protection in self.protections:
+            if protection.only is not None and protection.rest is not None:
+                p = protection.only(st)
+                if p is not None and protection.rest(st, p):
+                    mask |= 1 << p
+                continue
+            for p in st.seats:
+                if protection.when(st, p):
+                    mask |= 1 << p
+        st.protected = mask
 
     def where_label(self, st: State, where: object) -> str:
         if isinstance(where, tuple):

@@ -25,7 +25,7 @@ from .legality import CompiledMove, Legality, compile_move
 from .move import Move
 from .notation import move_text
 from .protection import ChangeTargets, Protection, owner_pattern
-from .runtime import Ctx, Event, Fn, Origin, Proc, items_of
+from .runtime import Ctx, Event, Fn, Origin, Proc
 from .state import CardFacts, PileLoc, State, Waiting
 
 # The one name a transition invariant has bound: the player who made the move.
@@ -157,25 +157,14 @@ class Engine(Legality):
 
     def start_round(self, st: State, log: list[Event] | None, players: Any = None) -> None:
         """A new round among `players` (a list of seats, or a rules value listing them; every seat when None)."""
-        if players is not None:
-            players = list(items_of(st, players))
-        st.seat_round(list(range(len(st.names))) if players is None else players)
-        if not st.in_round:
-            raise EngineError("a round needs at least one player")
-        self.check_tables(len(st.seats))
-        st.round += 1
-        ctx = Ctx(st, {"actor": None}, log)
+        fx = self.effects
+        fx.seat(st, players)
+        fx.next_round(st)
+        ctx = self.new_ctx(st, {"actor": None}, log)
         for v in self.rules.variables.values():
-            if v.whole_match:
-                continue
-            init = self.var_inits[v.name]
-            if v.per_player:
-                st.pvars[v.name] = [init(ctx) for _ in st.names]
-            else:
-                st.vars[v.name] = init(ctx)
-        st.windows.clear()
-        st.waiting.clear()
-        st.marks = [0] * len(st.marks)
+            if not v.whole_match:
+                fx.reset_var(st, v, self.var_inits[v.name], ctx)
+        fx.clear_round(st)
         if log is not None:
             among = "" if players is None else " among " + ", ".join(st.names[p] for p in st.seated())
             log.append(Event("round", self.rules.hooks["round_start"].cite, f"round {st.round} begins{among}"))
@@ -228,76 +217,85 @@ class Engine(Legality):
         events: list[Event] | None = [] if log else None
         if events is not None:
             events.append(Event(cm.name, cm.decl.cite, self.describe(st, move)))
-        if cm.decl.is_ability:
-            env = self.env_for(st, cm, move.player, move.args)
-            waiting = st.waiting.pop(0)
-            self._start_ability(st, waiting, events)
-        elif cm.plain:  # env_for of a plain move, written out: this runs for every move
-            env = cm.blank.copy()
-            env["actor"] = move.player
-            env.update(move.args)
-        else:
-            env = self.env_for(st, cm, move.player, move.args)
-        self._body(st, cm, env, events)
-        if st.waiting:  # most moves leave no ability waiting: nothing to settle
-            self.settle(st, events)
+        self.perform(st, cm, move.player, move.args, events)
         return events or []
 
+    def new_ctx(self, st: State, env: dict[str, Any], log: list[Event] | None, changed: bool = False) -> Ctx:
+        """The context a rule runs in (the prover's engine gives its own); `changed`: record whose tableau
+        the rule changes."""
+        return Ctx(st, env, log, set() if changed else None)
+
+    def perform(self, st: State, cm: CompiledMove, player: Any, args: tuple[tuple[str, Any], ...],
+                log: list[Event] | None) -> None:
+        """Make a move already found legal: an ability leaves the queue and starts, the body runs, then the
+        waiting abilities that need no choice settle."""
+        fx = self.effects
+        if cm.decl.is_ability:
+            env = self.env_for(st, cm, player, args)
+            waiting = fx.dequeue(st)
+            self._start_ability(st, waiting, log)
+        elif cm.plain:  # env_for of a plain move, written out: this runs for every move
+            env = cm.blank.copy()
+            env["actor"] = player
+            env.update(args)
+        else:
+            env = self.env_for(st, cm, player, args)
+        self._body(st, cm, env, log)
+        if fx.anything_waits(st):  # most moves leave no ability waiting: nothing to settle
+            self.settle(st, log)
+
     def _start_ability(self, st: State, waiting: Waiting, log: list[Event] | None) -> None:
-        self.run_hook("ability_start", Ctx(st, {"actor": waiting.owner}, log), (waiting.owner, waiting.card))
+        self.run_hook("ability_start", self.new_ctx(st, {"actor": waiting.owner}, log), (waiting.owner, waiting.card))
 
     def _body(self, st: State, cm: CompiledMove, env: dict[str, Any], log: list[Event] | None) -> None:
         """Run a move's or ability's effects, then tell the rules whose tableau they changed (`on changed`)."""
-        ctx = Ctx(st, env, log, set())
+        fx = self.effects
+        ctx = self.new_ctx(st, env, log, changed=True)
         if cm.decl.is_ability:
-            ctx.marking = self.effects.ability_marks
+            ctx.marking = fx.ability_marks
         cm.body(ctx)
-        if ctx.changed and self._changed is not None:
+        if self._changed is not None:
             changed, formals = self._changed
             actor = env.get("actor")
-            for owner in sorted(ctx.changed):
+            for owner, cond in fx.changed_owners(ctx):
                 # As run_hook calls it, from a context of its own that records no changes.
                 names = {"actor": actor}
                 names.update(zip(formals, (owner, actor), strict=True))
-                changed(Ctx(st, names, log))
+                fx.when(ctx, cond, lambda names=names: changed(self.new_ctx(st, names, log)))  # type: ignore[misc]
         self.refresh_protection(st)
 
     def refresh_protection(self, st: State) -> None:
         """Evaluate the rules' protections once the action is complete (they hold from the next action on)."""
-        if not self.protections:
-            return
-        mask = 0
-        for protection in self.protections:
-            if protection.only is not None and protection.rest is not None:
-                p = protection.only(st)
-                if p is not None and protection.rest(st, p):
-                    mask |= 1 << p
-                continue
-            for p in st.seats:
-                if protection.when(st, p):
-                    mask |= 1 << p
-        st.protected = mask
+        if self.protections:
+            self.effects.protect(st)
 
     def settle(self, st: State, log: list[Event] | None) -> None:
         """Run waiting abilities that need no choice; drop those with no legal choice (the `no choice` rule)."""
-        while st.waiting:
-            waiting = st.waiting[0]
-            cm = self.moves[waiting.ability]
-            if waiting.after_window and self.window_callable(st):
-                return  # its owner uses it (closing the window), or it is judged once the window's calls end
-            possible = self.first_legal(st, waiting.owner, cm) is not None
-            if possible and cm.decl.params:
-                return
-            st.waiting.pop(0)
-            if not possible:
-                self._drop(st, waiting, cm, log)
-                continue
-            if log is not None:
-                log.append(Event(cm.name, cm.decl.cite,
-                                 f"{st.names[waiting.owner]} uses '{cm.name}' of {self.facts.label(waiting.card)}",
-                                 cards=((self.facts.label(waiting.card), st.known[waiting.card]),)))
-            self._start_ability(st, waiting, log)
-            self._body(st, cm, self.env_for(st, cm, waiting.owner, (), waiting), log)
+        self.effects.until_settled(st, lambda: self._settle_step(st, log))
+
+    def _settle_step(self, st: State, log: list[Event] | None) -> bool:
+        """One step of settling; false once the first waiting ability waits for a choice or a window."""
+        fx = self.effects
+        if not fx.anything_waits(st):
+            return False
+        waiting = fx.head(st, None)
+        cm = self.moves[waiting.ability]
+        if waiting.after_window and fx.window_callable(st):
+            return False  # its owner uses it (closing the window), or it is judged once the window's calls end
+        possible = self.has_choice(st, waiting.owner, cm)
+        if possible and cm.decl.params:
+            return False
+        fx.dequeue(st)
+        if not possible:
+            self._drop(st, waiting, cm, log)
+            return True
+        if log is not None:
+            log.append(Event(cm.name, cm.decl.cite,
+                             f"{st.names[waiting.owner]} uses '{cm.name}' of {self.facts.label(waiting.card)}",
+                             cards=((self.facts.label(waiting.card), st.known[waiting.card]),)))
+        self._start_ability(st, waiting, log)
+        self._body(st, cm, self.env_for(st, cm, waiting.owner, (), waiting), log)
+        return True
 
     def _drop(self, st: State, waiting: Waiting, cm: CompiledMove, log: list[Event] | None) -> None:
         rule = self.rules.no_choice

@@ -250,7 +250,11 @@ class Legality:
         return None
 
     def window_callable(self, st: State) -> bool:
-        return bool(st.windows) and st.windows[-1].attempts > 0
+        return self.effects.window_callable(st)
+
+    def has_choice(self, st: State, player: Any, cm: CompiledMove) -> bool:
+        """Whether the player has a legal choice of arguments for this move (waiting rule and halts aside)."""
+        return self.first_legal(st, player, cm) is not None
 
     def deferred(self, st: State) -> bool:
         """The first waiting ability waits for an open window's calls and has no legal choice now. It is

@@ -72,7 +72,8 @@ class Checker(ExprVisitor[None, Kinds]):
     # ------------------------------------------------------------ declarations
     def invariant(self, inv: s.InvariantDecl) -> None:
         env = dict(TRANSITION_NAMES) if inv.two_state else {}
-        self.in_invariant = True
+        # A lemma is a claim about one state: the proofs assume it before a move and prove it after.
+        self.in_invariant = not inv.lemma
         try:
             for part, e in (("when", inv.when), ("holds", inv.holds)):
                 if e is not None:

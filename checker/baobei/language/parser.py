@@ -382,6 +382,13 @@ class RulesBuilder(SourceBuilder):
                          holds: s.Expr) -> s.InvariantDecl:
         return s.InvariantDecl(self._p(meta), str(ident), unquote(text), cite, None, holds, reachable is not None)
 
+    def lemma_decl(self, meta: Any, ident: Token, text: Token, cite: s.Citation, when: s.Expr,
+                   holds: s.Expr) -> s.InvariantDecl:
+        return s.InvariantDecl(self._p(meta), str(ident), unquote(text), cite, when, holds, True, lemma=True)
+
+    def lemma_always(self, meta: Any, ident: Token, text: Token, cite: s.Citation, holds: s.Expr) -> s.InvariantDecl:
+        return s.InvariantDecl(self._p(meta), str(ident), unquote(text), cite, None, holds, True, lemma=True)
+
     def progress_decl(self, meta: Any, ident: Token, text: Token, cite: s.Citation,
                       when: s.Expr | None) -> s.ProgressDecl:
         return s.ProgressDecl(self._p(meta), str(ident), unquote(text), cite, when)

@@ -61,6 +61,11 @@ class Ruleset:
     hooks: dict[str, s.RoutineDecl] = field(default_factory=dict)
     invariants: dict[str, s.InvariantDecl] = field(default_factory=dict)  # state and transition invariants
     progress: dict[str, s.ProgressDecl] = field(default_factory=dict)
+
+    @property
+    def lemmas(self) -> dict[str, s.InvariantDecl]:
+        """The auxiliary claims among the invariants (`lemma`): proved, and assumed by the other proofs."""
+        return {k: v for k, v in self.invariants.items() if v.lemma}
     waiting: s.WaitingDecl | None = None
     no_choice: s.NoChoiceDecl | None = None
     implicit: s.ImplicitDecl | None = None

@@ -429,7 +429,8 @@ class InvariantDecl:
     """A property of every state; with `old(...)` in it, of every move (a transition invariant).
 
     `reachable`: the claim is about the states a game reaches only, not about every arrangement of
-    cards and values (a transition invariant is always such a claim)."""
+    cards and values (a transition invariant is always such a claim). `lemma`: an auxiliary claim
+    (reachable, of one state) that the proofs assume while they prove the others, and prove too."""
 
     pos: Pos = field(compare=False)
     ident: str
@@ -438,6 +439,7 @@ class InvariantDecl:
     when: Expr | None
     holds: Expr
     reachable: bool = False
+    lemma: bool = False
 
     @property
     def two_state(self) -> bool:

@@ -121,6 +121,17 @@ class ListV(SVal):
 
     items: tuple[tuple[SVal, Z], ...]
     orders: tuple[tuple[Z, ListV], ...] = ()
+    unordered: bool = False  # the items' order is not the engine's (cards by slot number): no `first`
+
+
+@dataclass(frozen=True)
+class SlotSetV(SVal):
+    """The free slots of a tableau: a set with no bound on its members (slot numbers grow as cards are
+    added), known by its size and by who belongs to it. `in` and `size` read it; a quantifier cannot."""
+
+    owner: Z
+    count: Z
+    member: Callable[[SVal], Z] = field(compare=False)
 
 
 @dataclass(frozen=True)
@@ -474,6 +485,8 @@ class Translator(ExprVisitor[SVal, Scope]):
             return T.or_(False, *(T.and_(m, equal(item, x, pos)) for x, m in container.items))
         if isinstance(container, BagV) and isinstance(item, CardV):
             return T.or_(False, *(T.and_(T.eq(item.term, i), T.gt(c, 0)) for i, c in enumerate(container.counts)))
+        if isinstance(container, SlotSetV):
+            return container.member(item)
         if isinstance(container, NoneV):
             return FALSE
         raise Unsupported(pos, f"'in' on a {container.kind()}")
@@ -498,7 +511,7 @@ class Translator(ExprVisitor[SVal, Scope]):
     @staticmethod
     def _in_order(domain: SVal) -> bool:
         """Whether the items are in the order the engine visits them (so short-circuits can be followed)."""
-        return isinstance(domain, ListV) and not domain.orders
+        return isinstance(domain, ListV) and not domain.orders and not domain.unordered
 
     def quant(self, node: s.Quant, scope: Scope) -> SVal:
         domain = self.visit(node.domain, scope)
@@ -544,6 +557,8 @@ class Translator(ExprVisitor[SVal, Scope]):
 
     def _first(self, node: s.First, domain: SVal, scope: Scope) -> SVal:
         """The first present item whose condition holds; later items are evaluated only until then."""
+        if isinstance(domain, ListV) and domain.unordered:
+            raise Unsupported(node.pos, "'first' over a list whose order the symbolic store does not keep")
         items = self._items(domain, node.pos)
         in_order = self._in_order(domain)
         found: Z = FALSE
@@ -670,7 +685,7 @@ def none_like(v: SVal) -> SVal:
     if isinstance(v, SlotV):
         return SlotV(T.num(NONE_ID), T.num(0))
     if isinstance(v, ListV):
-        return ListV(tuple((x, FALSE) for x, _ in v.items))
+        return ListV(tuple((x, FALSE) for x, _ in v.items), unordered=v.unordered)
     if isinstance(v, BagV):
         return BagV(tuple(T.num(0) for _ in v.counts))
     if isinstance(v, PlaceV) and v.player is not None:
@@ -712,7 +727,7 @@ def _merge_lists(cond: Z, a: ListV, b: ListV, pos: s.Pos) -> ListV:
         raise Unsupported(pos, "'if' between lists of different lengths")
     items = tuple((merge(cond, x, y, pos), T.ite(cond, m, n)) for (x, m), (y, n) in zip(a.items, b.items, strict=True))
     if not a.orders and not b.orders:
-        return ListV(items)
+        return ListV(items, unordered=a.unordered or b.unordered)
     orders = tuple((T.and_(cond, c), lst) for c, lst in (a.orders or ((TRUE, a),)))
     orders += tuple((T.and_(T.not_(cond), c), lst) for c, lst in (b.orders or ((TRUE, b),)))
     return ListV(items, orders)

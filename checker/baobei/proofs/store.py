@@ -1,0 +1,752 @@
+"""The prover's symbolic store: every part of an engine state as Z3 terms, for the real deck.
+
+Each card of the deck (numbered as engine/state.py numbers them) has a place (`loc`: the box, a
+pile, a hand or a tableau), a slot number when it lies in a tableau (`slot`, unbounded: penalty cards
+add slots without limit) and a time stamp (`ts`) that orders the cards of a face-up pile or a hand
+(the greatest is the top). A card can only ever be in one place: the store has no way to duplicate or
+lose one. A tableau's number of slots (`nslots`) is kept apart, since slots stay when their cards go.
+
+Besides the cards: who knows which card, the declared marks, the seats of the round, the protected
+tableaux, the active player, the phase (strings are numbered), the round and turn counters, the open
+windows (as many as the rules allow open), the queue of waiting abilities (bounded: a state that
+would need more sets `over`, which a proof must rule out), the rules' variables, and `err` (the rules
+asked for something impossible, as the engine would raise).
+
+The store answers the builtins' `Symbolic` protocol, so the expression translator (translate.py) reads
+it, and it offers the place operations the primitive statements need (`take_out`, `put`, `learn`
+...). Its decisions go to the oracle of the path being run (machine.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import z3  # type: ignore[import-untyped]
+
+from ..engine.state import CardFacts
+from ..language import syntax as s
+from ..language.ruleset import ALL_CARDS, Ruleset
+from ..language.walk import exprs_of, walk_expr
+from . import terms as T
+from .translate import (
+    FALSE,
+    NONE_ID,
+    TRUE,
+    BoolV,
+    CardV,
+    IntV,
+    ListV,
+    NoneV,
+    PlaceV,
+    PlayerV,
+    SlotSetV,
+    SlotV,
+    StrV,
+    SVal,
+    SymbolicModel,
+    Unsupported,
+    Z,
+    is_none,
+)
+
+Key = tuple[Any, ...]
+INT, BOOL = z3.IntSort(), z3.BoolSort()
+BOX = 0
+LIMBO = -1  # a card taken out and not yet put anywhere (within one statement)
+QUEUE = 4  # waiting abilities the store keeps (a proof shows no reachable state needs more)
+
+
+@dataclass(frozen=True)
+class Range:
+    """The cards of one species: numbers first .. last, and the species' facts."""
+
+    first: int
+    last: int
+    species: str
+    value: int
+    family: str
+    ability: str | None
+
+
+class Codes:
+    """The numbering of one ruleset and player count: places, strings, abilities, card facts."""
+
+    def __init__(self, rules: Ruleset, players: int, queue: int = QUEUE) -> None:
+        self.rules = rules
+        self.n = players
+        facts = CardFacts(rules)
+        self.N = len(facts)
+        self.labels = [facts.label(c) for c in range(self.N)]
+        self.ranges: list[Range] = []
+        start = 0
+        for sp in rules.species.values():
+            self.ranges.append(Range(start, start + sp.count - 1, sp.name, sp.value, sp.family, sp.ability))
+            start += sp.count
+        self.piles = list(rules.piles)
+        self.P = len(self.piles)
+        self.face_up = frozenset(i for i, name in enumerate(self.piles) if rules.piles[name].face_up)
+        self.capacity = rules.hand.capacity if rules.hand is not None else 1
+        window = rules.window
+        self.windows = window.open_max if window is not None else 1
+        self.attempts = window.attempts if window is not None else 1
+        self.queue = queue
+        self.abilities = [m.name for m in rules.moves.values() if m.is_ability]
+        self.formals = {m.name: [f.type for f in m.formals] for m in rules.moves.values() if m.is_ability}
+        self.cells = max((len(f) for f in self.formals.values()), default=0)
+        self.marks = list(rules.marks)
+        self.until_turn = [i for i, name in enumerate(self.marks) if rules.marks[name].until_turn]
+        self.strings: dict[str, int] = {}
+        for text in sorted(strings_of(rules)):
+            self.strings[text] = len(self.strings) + 1
+
+    # ------------------------------------------------------------ place codes
+    def pile(self, index: int) -> int:
+        return 1 + index
+
+    def hand(self, player: Z | int) -> Z:
+        return T.add(1 + self.P, player)
+
+    def tab(self, player: Z | int) -> Z:
+        return T.add(1 + self.P + self.n, player)
+
+    @property
+    def tab0(self) -> int:
+        return 1 + self.P + self.n
+
+    @property
+    def last_code(self) -> int:
+        return self.tab0 + self.n - 1
+
+    def string(self, text: str) -> int:
+        if text not in self.strings:
+            self.strings[text] = len(self.strings) + 1  # a string only a probe names (a scenario's value)
+        return self.strings[text]
+
+    def text(self, code: int) -> str | None:
+        return next((t for t, c in self.strings.items() if c == code), None)
+
+    def ability_code(self, name: str) -> int:
+        return self.abilities.index(name) + 1
+
+    def pile_index(self, name: str) -> int:
+        return self.piles.index(name)
+
+
+def strings_of(rules: Ruleset) -> set[str]:
+    """Every string constant the rules can compare or store: literals, phases, kinds, marks, card facts."""
+    out = set(rules.phase_names) | set(rules.window_kinds) | set(rules.marks)
+    for sp in rules.species.values():
+        out |= {sp.name, sp.family}
+    bodies: list[s.Expr] = []
+    for m in rules.moves.values():
+        bodies += [r.cond for r in m.requires] + ([m.by] if m.by is not None else []) + list(exprs_of(m.body))
+    for r in [*rules.routines.values(), *rules.hooks.values()]:
+        bodies += list(exprs_of(r.body))
+    bodies += [d.body for d in rules.defines.values()] + [v.init for v in rules.variables.values()]
+    for inv in rules.invariants.values():
+        bodies += [inv.holds] + ([inv.when] if inv.when is not None else [])
+    bodies += [p.when for p in rules.progress.values() if p.when is not None]
+    bodies += [h.when for h in rules.halts.values()] + [p.when for p in rules.protects.values()]
+    for body in bodies:
+        out |= {n.value for n in walk_expr(body) if isinstance(n, s.Lit) and isinstance(n.value, str)}
+    return out
+
+
+# ---------------------------------------------------------------- the variables' parts
+
+# The parts a value of a declared type is kept in: (part, sort).
+PARTS: dict[str, tuple[tuple[str, Any], ...]] = {
+    "int": (("v", INT), ("none", BOOL)),
+    "bool": (("v", BOOL), ("none", BOOL)),
+    "str": (("v", INT), ("none", BOOL)),
+    "player": (("v", INT),),
+    "card": (("v", INT),),
+    "slot": (("p", INT), ("n", INT)),
+}
+
+
+def parts_of(codes: Codes, vtype: str) -> tuple[tuple[str, Any], ...]:
+    if vtype == "players":
+        return (("none", BOOL), *((f"m{q}", BOOL) for q in range(codes.n)))
+    if vtype not in PARTS:
+        raise Unsupported(s.NOWHERE, f"a value of type {vtype} (the symbolic store keeps no such value)")
+    return PARTS[vtype]
+
+
+def value_of(codes: Codes, vtype: str, part: Callable[[str], Z]) -> SVal:
+    """A value from its parts (`part(name)` gives each term)."""
+    if vtype == "int":
+        return IntV(part("v"), part("none"))
+    if vtype == "bool":
+        return BoolV(part("v"), part("none"))
+    if vtype == "str":
+        return StrV(part("v"), part("none"))
+    if vtype == "player":
+        return PlayerV(part("v"))
+    if vtype == "card":
+        return CardV(part("v"))
+    if vtype == "slot":
+        return SlotV(part("p"), part("n"))
+    if vtype == "players":
+        return ListV(tuple((PlayerV(T.num(q)), T.and_(T.not_(part("none")), part(f"m{q}"))) for q in range(codes.n)))
+    raise Unsupported(s.NOWHERE, f"a value of type {vtype}")
+
+
+def parts_for(codes: Codes, vtype: str, value: SVal, pos: s.Pos) -> dict[str, Z]:
+    """The parts that keep `value` as a value of this type (the inverse of `value_of`)."""
+    if isinstance(value, NoneV):
+        return none_parts(codes, vtype)
+    if vtype in ("int", "bool", "str") and isinstance(value, (IntV, BoolV, StrV)):
+        return {"v": value.term, "none": value.none}
+    if vtype in ("player", "card") and isinstance(value, (PlayerV, CardV)):
+        return {"v": value.term}
+    if vtype == "slot" and isinstance(value, SlotV):
+        return {"p": value.player, "n": value.number}
+    if vtype == "players" and isinstance(value, ListV):
+        return _player_mask(codes, value, pos)
+    raise Unsupported(pos, f"a {value.kind()} kept as a value of type {vtype}")
+
+
+def none_parts(codes: Codes, vtype: str) -> dict[str, Z]:
+    if vtype in ("int", "str"):
+        return {"v": T.num(0), "none": TRUE}
+    if vtype == "bool":
+        return {"v": FALSE, "none": TRUE}
+    if vtype in ("player", "card"):
+        return {"v": T.num(NONE_ID)}
+    if vtype == "slot":
+        return {"p": T.num(NONE_ID), "n": T.num(0)}
+    return {"none": TRUE, **{f"m{q}": FALSE for q in range(codes.n)}}
+
+
+def _player_mask(codes: Codes, value: ListV, pos: s.Pos) -> dict[str, Z]:
+    """A list of players as one flag per seat: only a list in seating order can be kept so."""
+    if value.orders:
+        raise Unsupported(pos, "a list of players whose order depends on the state, kept as a value")
+    mask: dict[str, Z] = {"none": FALSE, **{f"m{q}": FALSE for q in range(codes.n)}}
+    last = -1
+    for item, present in value.items:
+        seat = T.value(item.term) if isinstance(item, PlayerV) else None
+        if seat is None or seat <= last or seat >= codes.n:
+            raise Unsupported(pos, "a list of players not in seating order, kept as a value")
+        last = seat
+        mask[f"m{seat}"] = present
+    return mask
+
+
+# ---------------------------------------------------------------- places a statement names
+
+
+@dataclass(frozen=True)
+class Where:
+    """A place a card was in (what `locate` and `take_out` give): its code and slot number."""
+
+    code: Z
+    slot: Z
+
+
+class SymStore(SymbolicModel):
+    """One symbolic state: key -> term. Copies share the codes and the side constraints; `dirty` holds
+    the keys written since the copy, so that merging branches looks at those only."""
+
+    what = "symbolic store"
+
+    def __init__(self, codes: Codes, terms: dict[Key, Z], side: list[Z]) -> None:
+        self.codes = codes
+        self.t = terms
+        self.side = side  # definitions of fresh constants (a drawn card), true in every state
+        self.dirty: dict[Key, None] = {}
+        self.oracle: Any = None  # the decisions of the path being run (machine.Oracle)
+        self.fresh: Callable[[str, Any], Z] = _no_fresh
+        self.choices: list[tuple[str, Z]] = []  # random outcomes met on this path, in order (draws, picks)
+
+    def copy(self) -> SymStore:
+        out = SymStore(self.codes, dict(self.t), self.side)
+        out.fresh = self.fresh
+        out.choices = list(self.choices)
+        return out
+
+    def __getitem__(self, key: Key) -> Z:
+        return self.t[key]
+
+    def __setitem__(self, key: Key, value: Z) -> None:
+        self.t[key] = value
+        self.dirty[key] = None
+
+    def decide(self, cond: Z) -> bool:
+        """A decision of the path being run: constant conditions decide themselves."""
+        if T.is_true(cond):
+            return True
+        if T.is_false(cond):
+            return False
+        if self.oracle is None:
+            raise Unsupported(s.NOWHERE, "a decision outside a symbolic run")
+        return bool(self.oracle.decide(cond))
+
+    # ------------------------------------------------------------ card facts
+    def fact_term(self, card: Z, fact: str) -> Z:
+        """A fact of the card with this number (as a term): species by species, by number ranges."""
+        pick: Callable[[Range], Any] = {
+            "value": lambda r: T.num(r.value), "family": lambda r: T.num(self.codes.string(r.family)),
+            "species": lambda r: T.num(self.codes.string(r.species)),
+            "has_ability": lambda r: T.boolean(r.ability is not None),
+            "ability": lambda r: T.num(self.codes.ability_code(r.ability) if r.ability else 0)}[fact]
+        ranges = self.codes.ranges
+        fixed = T.value(card)
+        if fixed is not None:
+            return pick(next(r for r in ranges if r.first <= fixed <= r.last)) if 0 <= fixed < self.codes.N \
+                else pick(ranges[0])
+        out = pick(ranges[-1])
+        for r in reversed(ranges[:-1]):
+            out = T.ite(T.le(card, r.last), pick(r), out)
+        return out
+
+    def by_card(self, card: Z, key: Callable[[int], Key], absent: Z) -> Z:
+        """The term kept under `key(k)` for the card k the term `card` names (`absent` for none)."""
+        fixed = T.value(card)
+        if fixed is not None:
+            return self.t[key(fixed)] if 0 <= fixed < self.codes.N else absent
+        out = absent
+        for k in reversed(range(self.codes.N)):
+            out = T.ite(T.eq(card, k), self.t[key(k)], out)
+        return out
+
+    def at(self, player: Z, number: Z, k: int) -> Z:
+        """Card k lies on slot `number` of `player`'s tableau."""
+        return T.and_(T.eq(self.t[("loc", k)], self.codes.tab(player)), T.eq(self.t[("slot", k)], number))
+
+    def in_place(self, code: Z | int, k: int) -> Z:
+        return T.eq(self.t[("loc", k)], code)
+
+    def count_in(self, code: Z | int) -> Z:
+        return T.count([self.in_place(code, k) for k in range(self.codes.N)])
+
+    def top_of(self, code: Z | int) -> Z:
+        """The card of an ordered place with the greatest time stamp (ties: the greater number), or none."""
+        N = self.codes.N
+        here = [self.in_place(code, k) for k in range(N)]
+        ts = [self.t[("ts", k)] for k in range(N)]
+        out: Z = T.num(NONE_ID)
+        for k in range(N):
+            above = [T.and_(here[j], T.gt(ts[j], ts[k]) if j < k else T.ge(ts[j], ts[k])) for j in range(N) if j != k]
+            out = T.ite(T.and_(here[k], T.not_(T.or_(*above))), k, out)
+        return out
+
+    # ------------------------------------------------------------ the Symbolic protocol
+    def string(self, text: str) -> Z:
+        return T.num(self.codes.string(text))
+
+    def card_fact(self, card: SVal, fact: str, pos: s.Pos) -> SVal:
+        term = _card(card, pos)
+        value = self.fact_term(term, fact)
+        if fact == "value":
+            return IntV(value)
+        if fact == "has_ability":
+            return BoolV(value)
+        return StrV(value)
+
+    def card_at(self, slot: SVal, pos: s.Pos) -> SVal:
+        sl = _slot(slot, pos)
+        out: Z = T.num(NONE_ID)
+        for k in reversed(range(self.codes.N)):
+            out = T.ite(self.at(sl.player, sl.number, k), k, out)
+        return CardV(out)
+
+    def owner(self, slot: SVal, pos: s.Pos) -> SVal:
+        return PlayerV(_slot(slot, pos).player)
+
+    def slot_no(self, slot: SVal, pos: s.Pos) -> SVal:
+        return IntV(_slot(slot, pos).number)
+
+    def occupied(self, slot: SVal, pos: s.Pos) -> SVal:
+        sl = _slot(slot, pos)
+        return BoolV(T.or_(*[self.at(sl.player, sl.number, k) for k in range(self.codes.N)]))
+
+    def make_slot(self, player: SVal, number: SVal, pos: s.Pos) -> SVal:
+        if not isinstance(player, PlayerV) or not isinstance(number, IntV):
+            raise Unsupported(pos, "slot(...) of a player and a number")
+        return SlotV(T.ite(number.none, NONE_ID, player.term), number.term)
+
+    def cards(self, player: SVal, pos: s.Pos) -> SVal:
+        p = _player(player, pos)
+        return ListV(tuple((CardV(T.num(k)), self.in_place(self.codes.tab(p), k)) for k in range(self.codes.N)),
+                     unordered=True)
+
+    def slots(self, player: SVal, free: bool, pos: s.Pos) -> SVal:
+        p = _player(player, pos)
+        if free:
+            return self.free_slots(p)
+        return ListV(tuple((SlotV(p, self.t[("slot", k)]), self.in_place(self.codes.tab(p), k))
+                           for k in range(self.codes.N)), unordered=True)
+
+    def nslots(self, p: Z) -> Z:
+        fixed = T.value(p)
+        if fixed is not None:
+            return self.t[("nslots", fixed)] if 0 <= fixed < self.codes.n else T.num(0)
+        out: Z = T.num(0)
+        for q in reversed(range(self.codes.n)):
+            out = T.ite(T.eq(p, q), self.t[("nslots", q)], out)
+        return out
+
+    def free_slots(self, p: Z) -> SlotSetV:
+        n = self.nslots(p)
+        count = n - self.count_in(self.codes.tab(p))
+
+        def member(item: SVal) -> Z:
+            if isinstance(item, NoneV):
+                return FALSE
+            if not isinstance(item, SlotV):
+                raise Unsupported(s.NOWHERE, f"'in' free slots with a {item.kind()}")
+            return T.and_(T.eq(item.player, p), T.ge(item.number, 1), T.le(item.number, n),
+                          T.not_(T.or_(*[self.at(p, item.number, k) for k in range(self.codes.N)])))
+
+        return SlotSetV(p, count, member)
+
+    def lowest_free(self, p: Z) -> Z:
+        """The lowest free slot number of the tableau, or one after its last slot. The least number no
+        card lies on is 1 or one more than a card's slot number: the candidates are these."""
+        N, tab = self.codes.N, self.codes.tab(p)
+        mine = [self.in_place(tab, k) for k in range(N)]
+        candidates = [T.num(1)] + [T.add(self.t[("slot", k)], 1) for k in range(N)]
+        present = [TRUE, *mine]
+        best: Z = T.num(0)
+        found: Z = FALSE
+        for c, ok in zip(candidates, present, strict=True):
+            free = T.and_(ok, T.not_(T.or_(*[T.and_(mine[k], T.eq(self.t[("slot", k)], c)) for k in range(N)])))
+            better = T.and_(free, T.or_(T.not_(found), T.lt(c, best)))
+            best = T.ite(better, c, best)
+            found = T.or_(found, free)
+        n = self.nslots(p)
+        return T.ite(T.le(best, n), best, T.add(n, 1))
+
+    def added_slot(self, player: SVal, preferred: SVal, pos: s.Pos) -> SVal:
+        if isinstance(player, NoneV):
+            return NoneV()
+        p = _player(player, pos)
+        chosen = T.and_(T.not_(is_none(preferred)), self.free_slots(p).member(preferred)) \
+            if not isinstance(preferred, NoneV) else FALSE
+        lowest = self.lowest_free(p)
+        if T.is_false(chosen):
+            return SlotV(p, lowest)
+        assert isinstance(preferred, SlotV)
+        return SlotV(p, T.ite(chosen, preferred.number, lowest))
+
+    def size(self, value: SVal, pos: s.Pos) -> SVal:
+        if isinstance(value, NoneV):
+            return IntV(T.num(0))
+        if isinstance(value, ListV):
+            return IntV(T.count([m for _, m in value.items]))
+        if isinstance(value, SlotSetV):
+            return IntV(value.count)
+        if isinstance(value, PlaceV):
+            return IntV(self.count_in(self.place_code(value)))
+        raise Unsupported(pos, f"size of a {value.kind()}")
+
+    def place_code(self, place: PlaceV) -> Z:
+        if place.player is not None:
+            return self.codes.hand(place.player)
+        return T.num(self.codes.pile(self.codes.pile_index(place.pile)))
+
+    def top(self, place: SVal, pos: s.Pos) -> SVal:
+        if isinstance(place, NoneV):
+            return NoneV()
+        if not isinstance(place, PlaceV):
+            raise Unsupported(pos, f"top of a {place.kind()}")
+        if place.player is None and self.codes.pile_index(place.pile) not in self.codes.face_up:
+            raise Unsupported(pos, f"the top of the face-down {place.pile} (any of its cards may be drawn next)")
+        code = self.place_code(place)
+        absent = T.eq(place.player, NONE_ID) if place.player is not None else FALSE
+        return CardV(T.ite(absent, NONE_ID, self.top_of(code)))
+
+    def hand(self, player: SVal, pos: s.Pos) -> SVal:
+        return PlaceV(player=_player(player, pos))
+
+    def held(self, player: SVal, pos: s.Pos) -> SVal:
+        p = _player(player, pos)
+        return ListV(tuple((CardV(T.num(k)), self.in_place(self.codes.hand(p), k)) for k in range(self.codes.N)),
+                     unordered=True)
+
+    def seats(self, player: SVal, include_self: bool, pos: s.Pos) -> SVal:
+        p = _player(player, pos)
+        fixed = T.value(p)
+        if fixed is not None:
+            return self.seats_of(fixed % self.codes.n if fixed >= 0 else fixed, include_self)
+        orders = tuple((T.eq(p, q), self.seats_of(q, include_self)) for q in range(self.codes.n))
+        items = tuple((PlayerV(T.num(q)), T.and_(self.t[("in", q)], TRUE if include_self else T.ne(p, q)))
+                      for q in range(self.codes.n))
+        return ListV(items, orders)
+
+    def seats_of(self, seat: int, include_self: bool) -> ListV:
+        n = self.codes.n
+        if seat < 0:
+            return ListV(())
+        order = [(seat + i) % n for i in range(n)][0 if include_self else 1:]
+        return ListV(tuple((PlayerV(T.num(q)), self.t[("in", q)]) for q in order))
+
+    def knows(self, player: SVal, card: SVal, pos: s.Pos) -> SVal:
+        p, c = _player(player, pos), _card(card, pos)
+        out: Z = FALSE
+        for q in reversed(range(self.codes.n)):
+            out = T.ite(T.eq(p, q), self.by_card(c, _keyed("known", q), FALSE), out)
+        return BoolV(out)
+
+    def marked(self, card: SVal, mark: SVal, pos: s.Pos) -> SVal:
+        c = _card(card, pos)
+        if not isinstance(mark, StrV):
+            raise Unsupported(pos, "marked(...) with a mark that is no string")
+        out: Z = FALSE
+        for i, name in enumerate(self.codes.marks):
+            out = T.ite(T.eq(mark.term, self.codes.string(name)), self.by_card(c, _keyed("mark", i), FALSE), out)
+        return BoolV(out)
+
+    def protected(self, player: SVal, pos: s.Pos) -> SVal:
+        return BoolV(self.protected_term(_player(player, pos)))
+
+    def protected_term(self, p: Z) -> Z:
+        out: Z = FALSE
+        for q in reversed(range(self.codes.n)):
+            out = T.ite(T.eq(p, q), self.t[("protected", q)], out)
+        return out
+
+    def places(self, card: SVal, pos: s.Pos) -> SVal:
+        # Every card has exactly one place in this store: `loc` is a function of the card.
+        return IntV(T.num(1))
+
+    def players(self, pos: s.Pos) -> SVal:
+        return ListV(tuple((PlayerV(T.num(q)), self.t[("in", q)]) for q in range(self.codes.n)))
+
+    def deck(self, pos: s.Pos) -> SVal:
+        return ListV(tuple((CardV(T.num(k)), TRUE) for k in range(self.codes.N)))
+
+    def player_count(self, pos: s.Pos) -> SVal:
+        return IntV(T.count([self.t[("in", q)] for q in range(self.codes.n)]))
+
+    def state(self, name: str, kind: str, pos: s.Pos) -> SVal:
+        t = self.t
+        if name == "active":
+            return PlayerV(t[("active",)])
+        if name == "phase":
+            return StrV(t[("phase",)])
+        if name in ("round", "turn"):
+            return IntV(t[(name,)])
+        if name == "waiting":
+            return IntV(t[("qn",)])
+        return self.window_state(name, pos)
+
+    def window_state(self, name: str, pos: s.Pos) -> SVal:
+        """The newest open window's parts (none, false or nobody while no window is open)."""
+        t, W = self.t, self.codes.windows
+        wn = t[("wn",)]
+        top = [T.eq(wn, i + 1) for i in range(W)]
+
+        def newest(part: Callable[[int], Z], default: Z) -> Z:
+            out = default
+            for i in reversed(range(W)):
+                out = T.ite(top[i], part(i), out)
+            return out
+
+        if name == "window_ref":
+            return CardV(newest(lambda i: t[("w", i, "ref")], T.num(NONE_ID)))
+        if name == "window_kind":
+            return StrV(newest(lambda i: t[("w", i, "kind")], T.num(0)), T.eq(wn, 0))
+        if name == "window_used":
+            return BoolV(newest(lambda i: T.le(t[("w", i, "att")], 0), FALSE))
+        if name == "window_players":
+            return ListV(tuple((PlayerV(T.num(q)), newest(_window_player(t, q), FALSE)) for q in range(self.codes.n)))
+        raise Unsupported(pos, f"the symbolic store has no value for {name!r}")
+
+    def pending(self, player: SVal, pos: s.Pos) -> SVal:
+        """The abilities and steps waiting for the player, in the order they wait (as strings)."""
+        p = _player(player, pos)
+        t = self.t
+        items = []
+        for i in range(self.codes.queue):
+            name = T.num(0)
+            for a in reversed(self.codes.abilities):
+                name = T.ite(T.eq(t[("q", i, "ab")], self.codes.ability_code(a)), self.codes.string(a), name)
+            items.append((StrV(name), T.and_(T.lt(i, t[("qn",)]), T.eq(t[("q", i, "owner")], p))))
+        return ListV(tuple(items))
+
+    def variable(self, decl: s.VarDecl, index: SVal | None, pos: s.Pos) -> SVal:
+        codes = self.codes
+        if index is None:
+            return value_of(codes, decl.type, lambda part: self.t[("var", decl.name, part)])
+        p = _player(index, pos)
+        fixed = T.value(p)
+        if fixed is not None:
+            if not 0 <= fixed < codes.n:
+                return NoneV()
+            return value_of(codes, decl.type, lambda part: self.t[("pvar", decl.name, fixed, part)])
+
+        def part(name: str) -> Z:
+            out = none_parts(codes, decl.type)[name]
+            for q in reversed(range(codes.n)):
+                out = T.ite(T.eq(p, q), self.t[("pvar", decl.name, q, name)], out)
+            return out
+
+        return value_of(codes, decl.type, part)
+
+    # ------------------------------------------------------------ the keys
+    def keys(self) -> Iterator[Key]:
+        return iter(self.t)
+
+
+def _keyed(kind: str, index: int) -> Callable[[int], Key]:
+    """The key of a per-card fact of one player or mark (`known`, `mark`), as a function of the card."""
+    return lambda k: (kind, index, k)
+
+
+def _window_player(t: dict[Key, Z], q: int) -> Callable[[int], Z]:
+    return lambda i: t[("w", i, "pl", q)]
+
+
+def _no_fresh(name: str, sort: Any) -> Z:
+    raise Unsupported(s.NOWHERE, "a random outcome outside a relation (no fresh constants)")
+
+
+def _card(v: SVal, pos: s.Pos) -> Z:
+    if isinstance(v, CardV):
+        return v.term
+    if isinstance(v, NoneV):
+        return T.num(NONE_ID)
+    raise Unsupported(pos, f"a {v.kind()} where a card belongs")
+
+
+def _player(v: SVal, pos: s.Pos) -> Z:
+    if isinstance(v, PlayerV):
+        return v.term
+    if isinstance(v, NoneV):
+        return T.num(NONE_ID)
+    raise Unsupported(pos, f"a {v.kind()} where a player belongs")
+
+
+def _slot(v: SVal, pos: s.Pos) -> SlotV:
+    if isinstance(v, SlotV):
+        return v
+    raise Unsupported(pos, f"a {v.kind()} where a slot belongs")
+
+
+# ---------------------------------------------------------------- whole states
+
+
+def state_keys(codes: Codes) -> list[tuple[Key, Any]]:
+    """Every key of a state with its sort."""
+    N, n, rules = codes.N, codes.n, codes.rules
+    keys: list[tuple[Key, Any]] = []
+    for k in range(N):
+        keys += [(("loc", k), INT), (("slot", k), INT), (("ts", k), INT)]
+    keys += [(("clock",), INT)] + [(("nslots", p), INT) for p in range(n)]
+    keys += [(("known", p, k), BOOL) for p in range(n) for k in range(N)]
+    keys += [(("mark", i, k), BOOL) for i in range(len(codes.marks)) for k in range(N)]
+    keys += [(("in", p), BOOL) for p in range(n)] + [(("protected", p), BOOL) for p in range(n)]
+    keys += [((name,), INT) for name in ("active", "phase", "round", "turn", "wn", "qn")]
+    for i in range(codes.windows):
+        keys += [(("w", i, part), INT) for part in ("kind", "ref", "att")]
+        keys += [(("w", i, "pl", p), BOOL) for p in range(n)]
+    for i in range(codes.queue):
+        keys += [(("q", i, part), INT) for part in ("ab", "card", "owner")] + [(("q", i, "after"), BOOL)]
+        keys += [(("q", i, "arg", j, x), INT) for j in range(codes.cells) for x in ("a", "b", "n")]
+    for v in rules.variables.values():
+        for part, sort in parts_of(codes, v.type):
+            if v.per_player:
+                keys += [(("pvar", v.name, p, part), sort) for p in range(n)]
+            else:
+                keys += [(("var", v.name, part), sort)]
+    keys += [(("err",), BOOL), (("over",), BOOL)]
+    return keys
+
+
+def fresh_store(codes: Codes, prefix: str, side: list[Z] | None = None) -> SymStore:
+    """A state of fresh Z3 constants, named by `prefix` and the key."""
+    terms = {key: z3.Const(prefix + "!" + ".".join(str(x) for x in key), sort) for key, sort in state_keys(codes)}
+    return SymStore(codes, terms, side if side is not None else [])
+
+
+def well_formed(st: SymStore) -> list[Z]:
+    """What every state of the encoding satisfies, as the engine's lists make it so: each card in a place
+    that exists, no two cards on one slot, every slot number within its tableau, hands within their
+    capacity, time stamps before the clock, values within their kinds, no error, no bound exceeded."""
+    codes = st.codes
+    N, n = codes.N, codes.n
+    t = st.t
+    out: list[Z] = []
+    for k in range(N):
+        loc = t[("loc", k)]
+        out.append(T.and_(T.ge(loc, BOX), T.le(loc, codes.last_code)))
+        out.append(T.lt(t[("ts", k)], t[("clock",)]))
+    for p in range(n):
+        tab, nsl = codes.tab(p), t[("nslots", p)]
+        mine = [st.in_place(tab, k) for k in range(N)]
+        out.append(T.ge(nsl, 0))
+        for k in range(N):
+            out.append(T.implies(mine[k], T.and_(T.ge(t[("slot", k)], 1), T.le(t[("slot", k)], nsl))))
+            for j in range(k + 1, N):
+                out.append(T.implies(T.and_(mine[k], mine[j]), T.ne(t[("slot", k)], t[("slot", j)])))
+        out.append(T.le(st.count_in(codes.hand(p)), codes.capacity))
+    out += scalar_ranges(st)
+    out += [T.not_(t[("err",)]), T.not_(t[("over",)])]
+    return out
+
+
+def scalar_ranges(st: SymStore) -> list[Z]:
+    codes = st.codes
+    t, n, N = st.t, codes.n, codes.N
+    phases = [codes.string(x) for x in codes.rules.phase_names]
+    kinds = [codes.string(x) for x in codes.rules.window_kinds]
+    out = [T.and_(T.ge(t[("active",)], 0), T.lt(t[("active",)], n)),
+           T.or_(*[T.eq(t[("phase",)], c) for c in phases]) if phases else TRUE,
+           T.or_(*[t[("in", p)] for p in range(n)]), T.ge(t[("round",)], 1), T.ge(t[("turn",)], 0),
+           T.and_(T.ge(t[("wn",)], 0), T.le(t[("wn",)], codes.windows)),
+           T.and_(T.ge(t[("qn",)], 0), T.le(t[("qn",)], codes.queue))]
+    for i in range(codes.windows):
+        out.append(T.implies(T.lt(i, t[("wn",)]), T.and_(
+            T.ge(t[("w", i, "ref")], 0), T.lt(t[("w", i, "ref")], N), T.le(t[("w", i, "att")], codes.attempts),
+            T.or_(*[T.eq(t[("w", i, "kind")], c) for c in kinds]) if kinds else TRUE)))
+    for i in range(codes.queue):
+        out.append(T.implies(T.lt(i, t[("qn",)]), T.and_(
+            T.ge(t[("q", i, "ab")], 1), T.le(t[("q", i, "ab")], len(codes.abilities)),
+            T.ge(t[("q", i, "owner")], 0), T.lt(t[("q", i, "owner")], n),
+            T.ge(t[("q", i, "card")], 0), T.lt(t[("q", i, "card")], N))))
+    for v in codes.rules.variables.values():
+        for p in range(n) if v.per_player else [None]:
+            out += var_range(st, v, p)
+    return out
+
+
+def var_range(st: SymStore, v: s.VarDecl, p: int | None) -> list[Z]:
+    codes = st.codes
+
+    def part(name: str) -> Z:
+        return st.t[("var", v.name, name) if p is None else ("pvar", v.name, p, name)]
+
+    if v.type in ("player", "card"):
+        top = codes.n if v.type == "player" else codes.N
+        return [T.and_(T.ge(part("v"), NONE_ID), T.lt(part("v"), top))]
+    if v.type == "str":
+        return [T.or_(part("none"), *[T.eq(part("v"), c) for c in codes.strings.values()])]
+    if v.type == "slot":
+        return [T.or_(T.eq(part("p"), NONE_ID), T.and_(T.ge(part("p"), 0), T.lt(part("p"), codes.n),
+                                                      T.ge(part("n"), 1)))]
+    return []
+
+
+def merge_stores(cond: Z, a: SymStore, b: SymStore, base: SymStore) -> SymStore:
+    """`if cond then a else b`, key by key: both are copies of `base`, so only the keys either wrote."""
+    if T.is_true(cond):
+        return a
+    if T.is_false(cond):
+        return b
+    out = SymStore(base.codes, dict(base.t), base.side)
+    out.dirty = dict(base.dirty)
+    out.fresh = base.fresh
+    out.choices = base.choices + [(kind, term) for kind, term in a.choices[len(base.choices):]] \
+        + [(kind, term) for kind, term in b.choices[len(base.choices):]]
+    for key in {**a.dirty, **b.dirty}:
+        out[key] = T.ite(cond, a.t[key], b.t[key])
+    return out
+
+
+def all_cards_source(source: s.ShuffleSource) -> bool:
+    return source.pile == ALL_CARDS

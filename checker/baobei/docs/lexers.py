@@ -47,7 +47,7 @@ PARAGRAPHS = rf"\[\s*{_PARA}(?:\s*,\s*{_PARA})*\s*\]"
 RULES_NAMED_DECLARATIONS = {
     Name.Function: "move ability step routine on define",
     Name.Variable: "var table pile",
-    Name.Constant: "assumption invariant progress halt protect mark statistic policy",
+    Name.Constant: "assumption invariant lemma progress halt protect mark statistic policy",
 }
 RULES_DECLARATIONS = "players deck hand phases window waiting implicit simultaneous"
 RULES_DECLARATION_PREFIXES = "match player reachable no choice"  # before another word: `match player var`

@@ -208,11 +208,10 @@ class BlockSource:
                 return self.for_each(node, scope, depth), scope
             case s.Repeat():
                 lines, (t,) = self.values((node.count,), scope)
-                return [*lines, f"for _ in range({t} or 0):", *self.nested(node.body, scope, depth)], scope
+                return [*lines, *self.repeat(t, node.body, scope, depth)], scope
             case s.IfStmt():
                 lines, (t,) = self.values((node.cond,), scope)
-                then, other = self.nested(node.then, scope, depth), self.nested(node.other, scope, depth)
-                return [*lines, f"if {t}:", *then, "else:", *other], scope
+                return [*lines, *self.branch(t, node.then, node.other, scope, depth)], scope
             case _:
                 assert_never(node)
 
@@ -249,10 +248,23 @@ class BlockSource:
 
     def for_each(self, node: s.ForEach, scope: Scope, depth: int) -> list[str]:
         lines, (t,) = self.values((node.domain,), scope)
-        item = self.unit.fresh("i")
-        loop = [f"for {item} in list(_items_of(st, {t})):", f"    env[{node.var!r}] = {item}",
-                *self.nested(node.body, scope | {node.var}, depth)]
+        loop = self.loop(t, node.var, node.body, scope | {node.var}, depth)
         return self.restoring([node.var], lines + loop) if node.var in scope else lines + loop
+
+    # ------------------------------------------------------------ control flow
+    # The one part a value domain changes: with concrete values a condition picks a branch; the prover's
+    # flavor (proofs/machine.py) runs both branches and merges them under the condition.
+    def branch(self, cond: str, then: tuple[s.Stmt, ...], other: tuple[s.Stmt, ...], scope: Scope,
+               depth: int) -> list[str]:
+        return [f"if {cond}:", *self.nested(then, scope, depth), "else:", *self.nested(other, scope, depth)]
+
+    def loop(self, items: str, var: str, body: tuple[s.Stmt, ...], scope: Scope, depth: int) -> list[str]:
+        item = self.unit.fresh("i")
+        return [f"for {item} in list(_items_of(st, {items})):", f"    env[{var!r}] = {item}",
+                *self.nested(body, scope, depth)]
+
+    def repeat(self, count: str, body: tuple[s.Stmt, ...], scope: Scope, depth: int) -> list[str]:
+        return [f"for _ in range({count} or 0):", *self.nested(body, scope, depth)]
 
 
 def _indent(lines: list[str]) -> list[str]:

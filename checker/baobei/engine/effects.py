@@ -24,7 +24,7 @@ from ..language import syntax as s
 from ..language.errors import EngineError
 from ..language.ruleset import ALL_CARDS, DRAW_PILE, Ruleset
 from ..language.text import plural
-from .protection import Protection
+from .protection import Protection, tableau_of
 from .runtime import Ctx, Event, Fn, Origin, items_of
 from .state import CardFacts, HandLoc, PileLoc, State, Waiting, Window, hand_of
 
@@ -293,12 +293,17 @@ class Effects:
         """The protection that forbids `by` to change `owner`'s tableau now, if any. The state's mask says
         which tableaux are protected since the last completed action; the declaration is looked up only
         then (the first that holds names the rule; the first of all when none holds any more)."""
-        if ctx.absent(by) or ctx.same(by, owner) or not self.is_protected(ctx, owner):
-            return None  # the engine's own setup, the owner's own change, or no protection
+        if not self.protected_against(ctx, owner, by):
+            return None
         for p in self.protections:
             if self.protection_holds(ctx, p, owner):
                 return p.decl
         return self.protections[0].decl if self.protections else None
+
+    def protected_against(self, ctx: Ctx, owner: Any, by: Any) -> bool:
+        """Whether `owner`'s tableau is protected against `by` now (never against the engine's own setup, nor
+        against the owner)."""
+        return not (ctx.absent(by) or ctx.same(by, owner)) and self.is_protected(ctx, owner)
 
     # ------------------------------------------------------------ the concrete state's operations
     # What the statements above ask of the state. The symbolic store (proofs/store.py) overrides each.
@@ -531,6 +536,28 @@ class Effects:
         st.windows.clear()
         st.waiting.clear()
         st.marks = [0] * len(st.marks)
+
+    @staticmethod
+    def copy(st: State) -> State:
+        return st.copy()
+
+    @staticmethod
+    def same(st: State, a: Any, b: Any) -> bool:
+        return bool(a == b)
+
+    @staticmethod
+    def target_owner(ctx: Ctx, value: Any) -> Any:
+        """The player whose tableau an argument names: a slot's owner, or a player (none otherwise)."""
+        return tableau_of(value)
+
+    @staticmethod
+    def block_log() -> list[s.ProtectDecl]:
+        """Where a trial run records the protections that made a change impossible."""
+        return []
+
+    @staticmethod
+    def blocked_by(trial: Ctx) -> s.ProtectDecl | None:
+        return trial.blocked[0] if trial.blocked else None
 
     @staticmethod
     def anything_waits(st: State) -> bool:

@@ -139,7 +139,7 @@ def _guards(comp: Compiler, m: s.MoveDecl, names: tuple[str, ...], protections: 
     for i, name in enumerate(params):
         if name in targets:
             for protection in protections:
-                guard = (_unprotected(name, protection, protections), _protect_require(protection))
+                guard = (_unprotected(name, comp.effects), _protect_require(protection))
                 dependent.append(guard)
                 levels[i].append(guard[0])
                 drawn[i].append(WhenProtected(_unprotected_drawn(names.index(name), protection, protections)))
@@ -188,6 +188,9 @@ class Legality:
     def describe(self, st: State, move: Move) -> str:
         raise NotImplementedError
 
+    def new_ctx(self, st: State, env: dict[str, Any], log: list[Any] | None, changed: bool = False) -> Ctx:
+        raise NotImplementedError
+
     # ------------------------------------------------------------ checking one move
     def check(self, st: State, move: Move) -> Rejection | None:
         """Why `move` is illegal now, or None. Pure: reads the state only."""
@@ -206,17 +209,26 @@ class Legality:
             return Rejection("", move.name, s.Citation("?"), f"there is no move {move.name!r} in these rules")
         if not 0 <= move.player < len(st.names):
             return Rejection("", move.name, cm.decl.cite, "no such player")
+        rejection = self.admits(st, cm, move.player) or self._check_args(st, cm, move)
+        if rejection is not None:
+            return rejection
+        return self.judge(st, cm, move.player, move.args)
+
+    # The definition of a legal move, in two parts that the prover runs too (over Z3 terms): whether the
+    # player may make this kind of move now, and whether these arguments are a legal choice. Between the
+    # two, the engine checks that the arguments have their declared kinds (the prover draws them so).
+    def admits(self, st: State, cm: CompiledMove, player: Any) -> Rejection | None:
+        """No halt forbids the move, and the waiting abilities let the player act."""
         halt = self.halt(st)
-        if halt is not None and move.name not in halt.allow:
+        if halt is not None and cm.name not in halt.allow:
             return Rejection("", f"halt {halt.name}", halt.cite, halt.text)
-        gate = self._waiting_gate(st, cm, move.player)
-        if gate is not None:
-            return gate
-        bad = self._check_args(st, cm, move)
-        if bad is not None:
-            return bad
-        env = self.env_for(st, cm, move.player, move.args)
-        rejection = self._check_guards(Ctx(st, env, None), cm, move.player) or self._check_domains(st, cm, move)
+        return self._waiting_gate(st, cm, player)
+
+    def judge(self, st: State, cm: CompiledMove, player: Any, args: tuple[tuple[str, Any], ...]) -> Rejection | None:
+        """`by`, the requires (and the protections of the arguments), the domains, a step's trial run."""
+        env = self.env_for(st, cm, player, args)
+        rejection = self._check_guards(self.new_ctx(st, env, None), cm, player) or \
+            self._check_domains(st, cm, player, args)
         if rejection is None:
             decl = self.blocked_step(st, cm, env)
             if decl is not None:
@@ -227,27 +239,34 @@ class Legality:
         """A step of an ability works with values chosen before it (two cards looked at, say): when its
         choice would change a protected tableau, a trial run on a copy says so, and the choice is refused
         as the same change chosen directly would be."""
-        if not (cm.decl.is_step and st.protected):
+        if not cm.decl.is_step:
             return None
-        trial = Ctx(st.copy(), dict(env), None, set())
-        trial.blocked = []
-        trial.marking = self.effects.ability_marks  # as the real run of an ability's body (Engine._body)
+        fx = self.effects
+        if not fx.any_protected(self.new_ctx(st, {}, None)):
+            return None
+        trial = self.new_ctx(fx.copy(st), dict(env), None, changed=True)
+        trial.blocked = fx.block_log()
+        trial.marking = fx.ability_marks  # as the real run of an ability's body (Engine._body)
         cm.body(trial)
-        return trial.blocked[0] if trial.blocked else None
+        return fx.blocked_by(trial)
 
     def halt(self, st: State) -> s.HaltDecl | None:
         """The first halt of the rules that holds now (while it holds only its allowed moves are legal)."""
+        halts = self._halt_candidates(st)
+        if not halts:
+            return None  # a halt that names its phases cannot hold in another one
+        ctx = self.new_ctx(st, {}, None)
+        for when, decl in halts:
+            if ctx.holds(when, decl.when):
+                return decl
+        return None
+
+    def _halt_candidates(self, st: State) -> list[tuple[Fn, s.HaltDecl]]:
         halts = self._halts_in.get(st.phase)
         if halts is None:
             halts = self._halts_in[st.phase] = [(when, decl) for when, decl, phases in self._halts
                                                 if phases is None or st.phase in phases]
-        if not halts:
-            return None  # a halt that names its phases cannot hold in another one
-        ctx = Ctx(st, {}, None)
-        for when, decl in halts:
-            if when(ctx):
-                return decl
-        return None
+        return halts
 
     def window_callable(self, st: State) -> bool:
         return self.effects.window_callable(st)
@@ -260,31 +279,36 @@ class Legality:
         """The first waiting ability waits for an open window's calls and has no legal choice now. It is
         judged only when the window closes (a call may change what it can do), so until then it does not
         hold up its owner."""
-        if not st.waiting:
+        fx = self.effects
+        if not fx.anything_waits(st):
             return False
-        first = st.waiting[0]
+        first = fx.head(st, None)
         return first.after_window and self.window_callable(st) and \
-            self.first_legal(st, first.owner, self.moves[first.ability]) is None
+            not self.has_choice(st, first.owner, self.moves[first.ability])
 
-    def _waiting_gate(self, st: State, cm: CompiledMove, player: int) -> Rejection | None:
+    def _waiting_gate(self, st: State, cm: CompiledMove, player: Any) -> Rejection | None:
         """While an ability waits, only its owner may act, by using it (the rules' waiting rule); an ability
         that waits for a window's calls lets the window's players call first."""
-        if st.waiting:
-            first = st.waiting[0]
-            if cm.name == first.ability and player == first.owner:
+        fx = self.effects
+        if fx.anything_waits(st):
+            first = fx.head(st, None)
+            if cm.name == first.ability and fx.same(st, player, first.owner):
                 return None
             if first.after_window and cm.window_move and self.window_callable(st):
                 return None
-            if player == first.owner and self.deferred(st):
+            if fx.same(st, player, first.owner) and self.deferred(st):
                 return None  # its ability is not judged yet and has no choice now: the owner goes on
-            waiting = self.rules.waiting
-            cite = waiting.cite if waiting is not None else self.rules.moves[first.ability].cite
-            rule = "waiting" if waiting is not None else first.ability
-            return Rejection("", rule, cite, f"{st.names[first.owner]} must first use '{first.ability}' of "
-                             f"{self.facts.label(first.card)}" + (f": {waiting.text.lower()}" if waiting else ""))
+            return self._waiting_rejection(st, first)
         if cm.decl.is_ability:
             return Rejection("", cm.name, cm.decl.cite, f"no '{cm.name}' is waiting to be used")
         return None
+
+    def _waiting_rejection(self, st: State, first: Waiting) -> Rejection:
+        waiting = self.rules.waiting
+        cite = waiting.cite if waiting is not None else self.rules.moves[first.ability].cite
+        rule = "waiting" if waiting is not None else first.ability
+        return Rejection("", rule, cite, f"{st.names[first.owner]} must first use '{first.ability}' of "
+                         f"{self.facts.label(first.card)}" + (f": {waiting.text.lower()}" if waiting else ""))
 
     def _check_args(self, st: State, cm: CompiledMove, move: Move) -> Rejection | None:
         names = {p.name for p in cm.decl.params}
@@ -304,14 +328,16 @@ class Legality:
                                  f"argument {p.name!r} must be {'an' if words[0] in 'aeiou' else 'a'} {words}")
         return None
 
-    def _check_domains(self, st: State, cm: CompiledMove, move: Move) -> Rejection | None:
+    def _check_domains(self, st: State, cm: CompiledMove, player: int,
+                       args: tuple[tuple[str, Any], ...]) -> Rejection | None:
         """The kinds that depend on the mover are part of the move's meaning, as in generation: a check
         must not accept more. Asked after the rules' own requires, whose reasons are the more precise."""
+        given = dict(args)
         for p in cm.decl.params:
-            value = move.arg(p.name)
-            if value is not None and p.kind in ACTOR_KINDS and value not in self.domain(st, p.kind, move.player):
+            value = given.get(p.name)
+            if value is not None and p.kind in ACTOR_KINDS and value not in self.domain(st, p.kind, player):
                 return Rejection("", cm.name, cm.decl.cite, f"argument {p.name!r} must be "
-                                 f"{ACTOR_KINDS[p.kind]} {st.names[move.player]}")
+                                 f"{ACTOR_KINDS[p.kind]} {st.names[player]}")
         return None
 
     def env_for(self, st: State, cm: CompiledMove, player: int, args: tuple[tuple[str, Any], ...],
@@ -332,17 +358,21 @@ class Legality:
         env.update(args)
         return env
 
-    def _check_guards(self, ctx: Ctx, cm: CompiledMove, player: int) -> Rejection | None:
-        if cm.by is not None and not cm.by(ctx):
-            reason = cm.decl.by_reason or f"{ctx.st.names[player]} may not make this move now"
+    def _check_guards(self, ctx: Ctx, cm: CompiledMove, player: Any) -> Rejection | None:
+        if cm.by is not None and cm.decl.by is not None and not ctx.holds(cm.by, cm.decl.by):
+            reason = cm.decl.by_reason or f"{self.player_name(ctx.st, player)} may not make this move now"
             return Rejection("", cm.name, cm.decl.cite, reason)
         for fn, req in cm.fixed:
-            if not fn(ctx):
+            if not ctx.holds(fn, req.cond):
                 return Rejection("", cm.name, req.cite, req.reason)
         for fn, req in cm.dependent:
-            if not fn(ctx):
+            if not ctx.holds(fn, req.cond):
                 return Rejection("", cm.name, req.cite, req.reason)
         return None
+
+    @staticmethod
+    def player_name(st: State, player: Any) -> str:
+        return str(st.names[player])
 
     # ------------------------------------------------------------ generation
     def domain(self, st: State, kind: str, actor: int) -> list[Any]:
@@ -681,14 +711,16 @@ def _unprotected_drawn(at: int, protection: Protection, protections: list[Protec
     return guard
 
 
-def _unprotected(param: str, protection: Protection, protections: list[Protection]) -> Fn:
-    """The guard that refuses an argument naming a tableau this protection holds against the mover."""
+def _unprotected(param: str, effects: Effects) -> Fn:
+    """The guard that refuses an argument naming a tableau a protection holds against the mover. It asks
+    only the context and the effects' operations, so the prover runs it as it is (`generic`)."""
     def guard(ctx: Ctx) -> bool:
-        owner = tableau_of(ctx.env[param])
-        if owner is None:
+        owner = effects.target_owner(ctx, ctx.env[param])
+        if ctx.absent(owner):
             return True
-        return protection_against([protection], ctx, owner, ctx.env.get("actor")) is None
+        return not effects.protected_against(ctx, owner, ctx.env.get("actor"))
 
+    guard.generic = True  # type: ignore[attr-defined]
     return guard
 
 

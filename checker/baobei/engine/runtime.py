@@ -57,6 +57,10 @@ class Ctx:
     def active(self) -> Any:
         return self.st.active
 
+    def holds(self, fn: Fn, node: s.Expr) -> bool:
+        """Whether a compiled condition holds here (`node` is its expression, which the prover reads)."""
+        return bool(fn(self))
+
     def touch(self, place: Any) -> None:
         """Note that a rule changed the tableau this place is a slot of (`on changed`)."""
         changed = self.changed

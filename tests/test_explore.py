@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from baobei.cli import main
 from baobei.engine.engine import Engine
-from baobei.engine.state import Window
 from baobei.language.errors import BaoError
 from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
@@ -192,8 +191,8 @@ def test_a_dealt_state_written_as_a_table_builds_the_same_state(default_engine: 
                                                                      for pile in st.piles]
     assert (built.active, built.phase, built.vars, built.pvars) == (st.active, st.phase, st.vars, st.pvars)
     assert built.rng.random() == st.rng.random()
-    st.windows.append(Window("discard", st.piles[1][-1], 1, 1))  # a window no table can state
-    with pytest.raises(BaoError, match="open window"):
+    st.tableaux[0].append(st.piles[1][-1])  # a card in two places: no table can state it
+    with pytest.raises(BaoError, match="places each card once"):
         table_lines(small, st)
 
 

@@ -184,12 +184,16 @@ def test_an_argument_given_twice(default_engine: Engine) -> None:
     assert "argument 'target' of pluck is given twice" in err.message
 
 
-def test_a_card_variable_cannot_be_set_from_a_table(make_variant: MakeVariant) -> None:
+def test_a_card_variable_is_set_from_a_table_by_where_the_card_lies_not_by_species(
+        make_variant: MakeVariant) -> None:
     marker = "# Abilities run in between"
     rules = make_variant(("03_turn.bao", marker, "var spare: card = none\n" + marker))
     text = broken("  active alice\n", "  active alice\n  set spare = Spatz\n")
     err = error_of(text, Engine(load_ruleset(rules)))
-    assert "a card cannot be written in a scenario" in err.message
+    assert_at(err, text, "Spatz\n")
+    assert "a card is named by where it lies (alice.2, discard top" in err.message
+    run_scenario(parse_scenario_text(text.replace("set spare = Spatz", "set spare = discard top"), PATH),
+                 Engine(load_ruleset(rules)))
 
 
 def test_a_probe_passing_a_player_where_a_card_belongs_is_malformed(default_engine: Engine) -> None:

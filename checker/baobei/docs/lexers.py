@@ -157,13 +157,16 @@ class RulesLexer(RegexLexer):  # type: ignore[misc]
 SCENARIO_HEADER = "scenario cites tags assumes question answer answers table deal play"
 SCENARIO_LANGUAGES = "de en"
 SCENARIO_SETUP = "seed players active among phase knows holds set"
+# The further words of a table's lines: round and turn, windows, waiting abilities, marks, and a card named by
+# where it lies (`discard top`, `alice hand 1`, `box SPECIES`).
+SCENARIO_TABLE = "round turn not marked window on for nobody attempts waiting of after with protected top hand box"
 SCENARIO_PLAY = "decisive reject by expect simultaneous end draws"
 SCENARIO_EXPECT = (
     "is empty holds nothing top size phase active knows not cards window open for used closed pending of"
     " value said"
 )
 SCENARIO_WORDS = frozenset(" ".join([
-    SCENARIO_HEADER, SCENARIO_LANGUAGES, SCENARIO_SETUP, SCENARIO_PLAY, SCENARIO_EXPECT, CONSTANTS,
+    SCENARIO_HEADER, SCENARIO_LANGUAGES, SCENARIO_SETUP, SCENARIO_TABLE, SCENARIO_PLAY, SCENARIO_EXPECT, CONSTANTS,
 ]).split())
 _ALONE = r"(?=[ \t]*(?:#[^\n]*)?$)"  # nothing else on the line (a section header: `table`, `play`)
 _NEWLINE = r"\r?\n"
@@ -217,7 +220,7 @@ class ScenarioLexer(RegexLexer):  # type: ignore[misc]
         "table": [
             (_NEWLINE, Whitespace),
             (r"^(play)" + _ALONE, Keyword.Declaration, ("#pop", "play")),
-            (alternatives(SCENARIO_SETUP), Keyword),
+            (alternatives(f"{SCENARIO_SETUP} {SCENARIO_TABLE}"), Keyword),
             (rf"({NAME})([ \t]*)(:)", bygroups(Name.Variable, Whitespace, Punctuation)),  # a tableau or pile
             *_scenario_common(),
         ],

@@ -92,17 +92,20 @@ class ScenarioBuilder(SourceBuilder):
         return sc.Deal(self._p(meta), int(seed), tuple(str(p) for p in players))
 
     def table(self, meta: Any, *lines: tuple[str, Any]) -> sc.Table:
-        parts: dict[str, list[Any]] = {k: [] for k in ("players", "tableau", "active", "phase",
-                                                         "seed", "knows", "holds", "set", "among")}
+        parts: dict[str, list[Any]] = {k: [] for k in ("players", "tableau", "active", "phase", "seed", "knows",
+                                                         "holds", "set", "among", "round", "turn", "marked",
+                                                         "window", "waiting", "protected")}
         for key, value in lines:
             parts[key].append(value)
+
+        def last(key: str) -> Any:
+            return parts[key][-1] if parts[key] else None
+
         players = tuple(p for group in parts["players"] for p in group)
-        return sc.Table(self._p(meta), players, tuple(parts["tableau"]),
-                        parts["active"][-1] if parts["active"] else None,
-                        parts["phase"][-1] if parts["phase"] else None,
-                        parts["seed"][-1] if parts["seed"] else 0,
-                        tuple(parts["knows"]), tuple(parts["holds"]), tuple(parts["set"]),
-                        parts["among"][-1] if parts["among"] else None)
+        return sc.Table(self._p(meta), players, tuple(parts["tableau"]), last("active"), last("phase"),
+                        last("seed") or 0, tuple(parts["knows"]), tuple(parts["holds"]), tuple(parts["set"]),
+                        last("among"), last("round"), last("turn"), tuple(parts["marked"]),
+                        tuple(parts["window"]), tuple(parts["waiting"]), last("protected"))
 
     def t_players(self, meta: Any, *names: Token) -> tuple[str, Any]:
         return ("players", [str(n) for n in names])
@@ -125,8 +128,64 @@ class ScenarioBuilder(SourceBuilder):
     def t_seed(self, meta: Any, seed: Token) -> tuple[str, Any]:
         return ("seed", int(seed))
 
-    def t_knows(self, meta: Any, player: Token, *places: sc.Place) -> tuple[str, Any]:
-        return ("knows", (str(player), places, self._tp(player)))
+    def t_round(self, meta: Any, number: Token) -> tuple[str, Any]:
+        return ("round", (int(number), self._tp(number)))
+
+    def t_turn(self, meta: Any, number: Token) -> tuple[str, Any]:
+        return ("turn", (int(number), self._tp(number)))
+
+    def t_knows(self, meta: Any, player: Token, *refs: sc.Ref) -> tuple[str, Any]:
+        return ("knows", (str(player), refs, self._tp(player), True))
+
+    def t_knows_not(self, meta: Any, player: Token, *refs: sc.Ref) -> tuple[str, Any]:
+        return ("knows", (str(player), refs, self._tp(player), False))
+
+    def t_marked(self, meta: Any, mark: Token, *refs: sc.Ref) -> tuple[str, Any]:
+        return ("marked", (str(mark), refs, self._tp(mark)))
+
+    def t_window(self, meta: Any, kind: tuple[str, Pos], ref: sc.Ref, players: tuple[tuple[str, Pos], ...],
+                 attempts: Token | None) -> tuple[str, Any]:
+        return ("window", sc.WindowLine(kind[0], ref, players, None if attempts is None else int(attempts),
+                                        kind[1]))
+
+    def window_kind(self, meta: Any, kind: Token) -> tuple[str, Pos]:
+        return (unquote(kind) if kind.type == "STRING" else str(kind), self._tp(kind))
+
+    def who_names(self, meta: Any, *names: Token) -> tuple[tuple[str, Pos], ...]:
+        return tuple((str(n), self._tp(n)) for n in names)
+
+    def who_nobody(self, meta: Any) -> tuple[tuple[str, Pos], ...]:
+        return ()
+
+    def t_waiting(self, meta: Any, ability: Token, card: sc.Ref, owner: Token, after: bool | None,
+                  values: tuple[sc.Value, ...] | None) -> tuple[str, Any]:
+        return ("waiting", sc.WaitingLine(str(ability), card, (str(owner), self._tp(owner)), bool(after),
+                                          values or (), self._tp(ability)))
+
+    def after_window(self, meta: Any) -> bool:
+        return True
+
+    def with_values(self, meta: Any, *values: Any) -> tuple[sc.Value, ...]:
+        return tuple(self._value(v) for v in values)
+
+    def t_protected(self, meta: Any, players: tuple[tuple[str, Pos], ...]) -> tuple[str, Any]:
+        return ("protected", players)
+
+    # --- a card named by where it lies
+    def r_slot(self, meta: Any, place: sc.Place) -> sc.Ref:
+        return sc.Ref("slot", place.player, place.slot, place.pos)
+
+    def r_pile_top(self, meta: Any, pile: Token) -> sc.Ref:
+        return sc.Ref("pile", str(pile), None, self._tp(pile))
+
+    def r_pile(self, meta: Any, pile: Token, number: Token) -> sc.Ref:
+        return sc.Ref("pile", str(pile), int(number), self._tp(pile))
+
+    def r_hand(self, meta: Any, player: Token, number: Token) -> sc.Ref:
+        return sc.Ref("hand", str(player), int(number), self._tp(player))
+
+    def r_box(self, meta: Any, species: Token, number: Token | None) -> sc.Ref:
+        return sc.Ref("box", str(species), 1 if number is None else int(number), self._p(meta))
 
     def t_holds(self, meta: Any, player: Token, species: Token) -> tuple[str, Any]:
         return ("holds", (str(player), str(species), self._tp(species)))
@@ -168,6 +227,8 @@ class ScenarioBuilder(SourceBuilder):
     def _value(value: Any) -> sc.Value:
         if isinstance(value, sc.Place):
             return sc.Value("slot", value, value.pos)
+        if isinstance(value, sc.Ref):
+            return sc.Value("card", value, value.pos)
         assert isinstance(value, sc.Value)
         return value
 

@@ -12,14 +12,17 @@ from typing import Any
 from ..engine.engine import Engine
 from ..engine.move import Move
 from ..engine.notation import Literal, NotationError, build_move
-from ..engine.state import State
+from ..engine.state import State, Waiting, Window
 from ..language.errors import BaoError, ScenarioError
 from ..language.source import Pos
 from . import syntax as sc
 
 # The name under which the rules declare the phase a turn begins in (a contract, like the hooks).
 TURN_START = "turn_start_phase"
-# A table is the first turn of the first round: a scenario cannot say otherwise.
+# The pile a table writes top first (its line and its positions: `draw 1` is the top); every other pile is
+# written bottom first (`discard 1` is the bottom, the last card of its line the top).
+TOP_FIRST = "draw_pile"
+# A table is the first turn of the first round unless its `round` and `turn` lines say otherwise.
 TABLE_ROUND, TABLE_TURN = 1, 1
 
 
@@ -87,7 +90,9 @@ def build_table(eng: Engine, table: sc.Table) -> State:
         st = eng.blank_state(list(table.players), table.seed)
     except BaoError as err:
         raise ScenarioError(table.pos, str(err)) from None
-    st.round, st.turn, st.phase = TABLE_ROUND, TABLE_TURN, table_phase(eng, st, table)
+    st.round = table.round[0] if table.round is not None else TABLE_ROUND
+    st.turn = table.turn[0] if table.turn is not None else TABLE_TURN
+    st.phase = table_phase(eng, st, table)
     pool = CardPool(eng)
     _place_cards(eng, st, table, pool)
     st.box = pool.rest()
@@ -96,14 +101,66 @@ def build_table(eng: Engine, table: sc.Table) -> State:
         st.seat_round([player_index(st, name, pos) for name in names])
         _check_seated(st, table)
     st.active = player_index(st, table.active[0], table.active[1]) if table.active else st.seats[0]
-    for name, places, pos in table.knows:
-        p = player_index(st, name, pos)
-        for place in places:
-            st.known[card_at_place(st, place)] |= 1 << p
+    for name, refs, pos, knows in table.knows:
+        bit = 1 << player_index(st, name, pos)
+        for ref in refs:
+            card = card_at_ref(eng, st, ref)
+            st.known[card] = st.known[card] | bit if knows else st.known[card] & ~bit
+    for mark, refs, pos in table.marks:
+        if mark not in eng.facts.mark_bits:
+            raise ScenarioError(pos, f"unknown mark {mark!r}; " + _declared(eng.rules.marks))
+        for ref in refs:
+            st.marks[card_at_ref(eng, st, ref)] |= 1 << eng.facts.mark_bits[mark]
+    st.windows = [_window(eng, st, line) for line in table.windows]
+    st.waiting = [_waiting(eng, st, line) for line in table.waiting]
     for name, index, value, pos in table.sets:
         set_variable(eng, st, name, index, value, pos)
     eng.refresh_protection(st)  # the table's variables may already protect a tableau
+    if table.protected is not None:
+        st.protected = _seats(st, table.protected)
     return st
+
+
+def _declared(names: Any) -> str:
+    listed = ", ".join(names)
+    return f"the rules declare: {listed}" if listed else "the rules declare none"
+
+
+def _window(eng: Engine, st: State, line: sc.WindowLine) -> Window:
+    """An open window of the table (its attempts as the rules' window declaration gives them, unless written)."""
+    if line.kind not in eng.rules.window_kinds:
+        raise ScenarioError(line.pos, f"unknown window kind {line.kind!r}; " + _declared(eng.rules.window_kinds))
+    players = _seats(st, line.players)
+    window = eng.rules.window
+    assert window is not None  # it declares the kind
+    attempts = window.attempts if line.attempts is None else line.attempts
+    return Window(line.kind, card_at_ref(eng, st, line.ref), players, attempts)
+
+
+def _waiting(eng: Engine, st: State, line: sc.WaitingLine) -> Waiting:
+    """A waiting ability (or step) of the table, with its step's values in the order of its formals."""
+    decl = eng.rules.moves.get(line.ability)
+    if decl is None or not decl.is_ability:
+        abilities = [name for name, m in eng.rules.moves.items() if m.is_ability]
+        raise ScenarioError(line.pos, f"unknown ability {line.ability!r}; the rules' abilities and steps: "
+                            + ", ".join(abilities))
+    if len(line.values) != len(decl.formals):
+        wanted = ", ".join(f"{f.name}: {f.type}" for f in decl.formals) or "none"
+        raise ScenarioError(line.values[-1].pos if line.values else line.pos,
+                            f"{line.ability} waits with {len(decl.formals)} value(s) ({wanted}), "
+                            f"the table gives {len(line.values)}")
+    args = tuple(convert(eng, st, value, formal.type) for value, formal in zip(line.values, decl.formals,
+                                                                                 strict=True))
+    return Waiting(line.ability, card_at_ref(eng, st, line.card), player_index(st, *line.owner), args,
+                   line.after_window)
+
+
+def _seats(st: State, names: tuple[tuple[str, Pos], ...]) -> int:
+    """The bit mask of the named players."""
+    mask = 0
+    for name, pos in names:
+        mask |= 1 << player_index(st, name, pos)
+    return mask
 
 
 def _place_cards(eng: Engine, st: State, table: sc.Table, pool: CardPool) -> None:
@@ -123,7 +180,7 @@ def _place_cards(eng: Engine, st: State, table: sc.Table, pool: CardPool) -> Non
             raise ScenarioError(pos, "a pile has no free slots: '_' is allowed in tableaux only")
         ids = [pool.take(c, pos) for c in cards if c is not None]
         # The draw pile is written top first; other piles bottom first (the last is the top).
-        st.piles[index] = list(reversed(ids)) if eng.pile_names[index] == "draw_pile" else ids
+        st.piles[index] = list(reversed(ids)) if eng.pile_names[index] == TOP_FIRST else ids
         if index in eng.effects.face_up:
             for c in ids:
                 st.known[c] = st.everyone
@@ -156,6 +213,42 @@ def card_at_place(st: State, place: sc.Place) -> int:
     return card
 
 
+def card_at_ref(eng: Engine, st: State, ref: sc.Ref) -> int:
+    """The card a table names by where it lies (see sc.Ref), with a positioned error where none lies."""
+    assert ref.index is not None or ref.kind == "pile"
+    if ref.kind == "slot":
+        return card_at_place(st, sc.Place(ref.where, ref.index or 0, ref.pos))
+    if ref.kind == "hand":
+        hand = st.hands[player_index(st, ref.where, ref.pos)]
+        return _nth(hand, ref, f"{ref.where} holds {_cards(len(hand))}", ref.index or 0)
+    if ref.kind == "box":
+        if ref.where not in eng.rules.species:
+            raise ScenarioError(ref.pos, f"unknown species {ref.where!r}; the deck has: {', '.join(eng.rules.species)}")
+        copies = [c for c in st.box if eng.facts.species[c] == ref.where]
+        return _nth(copies, ref, f"the box holds {len(copies)} {ref.where}", ref.index or 0)
+    if ref.where in st.names:
+        raise ScenarioError(ref.pos, f"{ref.where} is a player, not a pile: a held card is `{ref.where} hand N`, "
+                            f"a slot `{ref.where}.N`")
+    index = known_pile(eng, ref.where, ref.pos)
+    pile = st.piles[index]
+    if ref.index is None:
+        if not pile:
+            raise ScenarioError(ref.pos, f"{ref.where} is empty: it has no top card")
+        return pile[-1]
+    return _nth(pile[::-1] if eng.pile_names[index] == TOP_FIRST else pile, ref,
+                f"{ref.where} holds {_cards(len(pile))}", ref.index)
+
+
+def _nth(cards: list[int], ref: sc.Ref, holds: str, number: int) -> int:
+    if not 0 < number <= len(cards):
+        raise ScenarioError(ref.pos, f"no card {ref}: {holds}")
+    return cards[number - 1]
+
+
+def _cards(n: int) -> str:
+    return "no card" if n == 0 else "1 card" if n == 1 else f"{n} cards"
+
+
 def convert(eng: Engine, st: State, value: sc.Value, vtype: str) -> Any:
     """A scenario literal as the engine's value of the given type."""
     if value.kind == "none":
@@ -178,8 +271,15 @@ def convert(eng: Engine, st: State, value: sc.Value, vtype: str) -> Any:
             raise ScenarioError(value.pos, f"expected a number, found {value}")
         return value.data
     if vtype == "card":
-        # A species names no single card: a card value comes only from play.
-        raise ScenarioError(value.pos, f"a card cannot be written in a scenario (found {value}); only none")
+        # A species names no single card: a table names a card by where it lies (a slot, a pile's position ...).
+        if value.kind == "slot":
+            return card_at_place(st, value.data)
+        if value.kind != "card":
+            raise ScenarioError(value.pos, "a card is named by where it lies (alice.2, discard top, discard 3, "
+                                f"alice hand 1, box SPECIES), found {value}")
+        return card_at_ref(eng, st, value.data)
+    if value.kind == "card":
+        raise ScenarioError(value.pos, f"expected a value of type {vtype}, found the card {value}")
     if vtype in ("players", "cards"):
         if value.kind != "list":
             raise ScenarioError(value.pos, f"expected a list like [alice, bob], found {value}")

@@ -350,10 +350,14 @@ class Legality:
             return env
         env = {"actor": player, "source": None}
         if cm.decl.is_ability:
-            entry = waiting or (st.waiting[0] if st.waiting else None)
+            fx = self.effects
+            entry = waiting or (fx.head(st, cm.name) if fx.anything_waits(st) else None)
+            formals = [f.name for f in cm.decl.formals]
             if entry is not None:
                 env["source"] = entry.card
-                env.update(zip((f.name for f in cm.decl.formals), entry.args, strict=False))
+                env.update(zip(formals, entry.args, strict=False))
+            else:
+                env.update(dict.fromkeys(formals))  # nothing waits: the move is refused, its names are none
         env.update(cm.no_args)
         env.update(args)
         return env

@@ -19,6 +19,7 @@ it, and it offers the place operations the primitive statements need (`take_out`
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -52,10 +53,11 @@ from .translate import (
 )
 
 Key = tuple[Any, ...]
+_VERSIONS = itertools.count(1)
 INT, BOOL = z3.IntSort(), z3.BoolSort()
 BOX = 0
 LIMBO = -1  # a card taken out and not yet put anywhere (within one statement)
-QUEUE = 4  # waiting abilities the store keeps (a proof shows no reachable state needs more)
+QUEUE = 3  # waiting abilities the store keeps (a proof shows no reachable state needs more)
 
 
 @dataclass(frozen=True)
@@ -259,11 +261,20 @@ class SymStore(SymbolicModel):
         self.side = side  # definitions of fresh constants (a drawn card), true in every state
         self.dirty: dict[Key, None] = {}
         self.oracle: Any = None  # the decisions of the path being run (machine.Oracle)
+        # The content's version: every write makes a new one, and a path that starts again from a state
+        # takes that state's version back, so what was worked out for one version (a translated
+        # definition, a pile's top) is shared by every path that reads the same content.
+        self.version = next(_VERSIONS)
+        self.memo: dict[Any, Any] = {}  # (version, what) -> value, for the current content only
         self.fresh: Callable[[str, Any], Z] = _no_fresh
-        self.choices: list[tuple[str, Z]] = []  # random outcomes met on this path, in order (draws, picks)
+        # Random outcomes met on this path, in order (draws, picks): each with the condition it was met under
+        # and its index among the move's draws (a term: paths that drew more or fewer cards merge).
+        self.choices: list[tuple[str, Z, Z, Z]] = []
 
     def copy(self) -> SymStore:
         out = SymStore(self.codes, dict(self.t), self.side)
+        out.version = self.version
+        out.memo = self.memo
         out.fresh = self.fresh
         out.choices = list(self.choices)
         return out
@@ -274,6 +285,16 @@ class SymStore(SymbolicModel):
     def __setitem__(self, key: Key, value: Z) -> None:
         self.t[key] = value
         self.dirty[key] = None
+        self.version = next(_VERSIONS)
+
+    def remember(self, what: Any, make: Callable[[], Any]) -> Any:
+        """`make()`, worked out once for this content (see `version`)."""
+        key = (self.version, what)
+        if key not in self.memo:
+            if len(self.memo) > 4_000:
+                self.memo.clear()
+            self.memo[key] = make()
+        return self.memo[key]
 
     def decide(self, cond: Z) -> bool:
         """A decision of the path being run: constant conditions decide themselves."""
@@ -321,10 +342,25 @@ class SymStore(SymbolicModel):
         return T.eq(self.t[("loc", k)], code)
 
     def count_in(self, code: Z | int) -> Z:
+        """How many cards a place holds: the kept count of the box, a pile or a hand, else counted card by card
+        (a size read from a count is plain arithmetic, where counting every card's place would make the
+        solver count cards one by one)."""
+        fixed = code if isinstance(code, int) else T.value(code)
+        if fixed is not None and 0 <= fixed < self.codes.tab0:
+            return self.t[("size", fixed)]
         return T.count([self.in_place(code, k) for k in range(self.codes.N)])
+
+    def hand_count(self, p: Z) -> Z:
+        out: Z = T.num(0)
+        for q in reversed(range(self.codes.n)):
+            out = T.ite(T.eq(p, q), self.t[("size", 1 + self.codes.P + q)], out)
+        return out
 
     def top_of(self, code: Z | int) -> Z:
         """The card of an ordered place with the greatest time stamp (ties: the greater number), or none."""
+        return self.remember(("top", code if isinstance(code, int) else code.get_id()), lambda: self._top_of(code))
+
+    def _top_of(self, code: Z | int) -> Z:
         N = self.codes.N
         here = [self.in_place(code, k) for k in range(N)]
         ts = [self.t[("ts", k)] for k in range(N)]
@@ -349,6 +385,8 @@ class SymStore(SymbolicModel):
 
     def card_at(self, slot: SVal, pos: s.Pos) -> SVal:
         sl = _slot(slot, pos)
+        if sl.card is not None:
+            return CardV(T.num(sl.card))  # the slot of this card, listed where the card lies there
         out: Z = T.num(NONE_ID)
         for k in reversed(range(self.codes.N)):
             out = T.ite(self.at(sl.player, sl.number, k), k, out)
@@ -362,6 +400,8 @@ class SymStore(SymbolicModel):
 
     def occupied(self, slot: SVal, pos: s.Pos) -> SVal:
         sl = _slot(slot, pos)
+        if sl.card is not None:
+            return BoolV(TRUE)
         return BoolV(T.or_(*[self.at(sl.player, sl.number, k) for k in range(self.codes.N)]))
 
     def make_slot(self, player: SVal, number: SVal, pos: s.Pos) -> SVal:
@@ -378,7 +418,7 @@ class SymStore(SymbolicModel):
         p = _player(player, pos)
         if free:
             return self.free_slots(p)
-        return ListV(tuple((SlotV(p, self.t[("slot", k)]), self.in_place(self.codes.tab(p), k))
+        return ListV(tuple((SlotV(p, self.t[("slot", k)], k), self.in_place(self.codes.tab(p), k))
                            for k in range(self.codes.N)), unordered=True)
 
     def nslots(self, p: Z) -> Z:
@@ -441,8 +481,13 @@ class SymStore(SymbolicModel):
         if isinstance(value, SlotSetV):
             return IntV(value.count)
         if isinstance(value, PlaceV):
-            return IntV(self.count_in(self.place_code(value)))
+            return IntV(self.place_count(value))
         raise Unsupported(pos, f"size of a {value.kind()}")
+
+    def place_count(self, place: PlaceV) -> Z:
+        if place.player is not None:
+            return self.hand_count(place.player)
+        return self.count_in(self.codes.pile(self.codes.pile_index(place.pile)))
 
     def place_code(self, place: PlaceV) -> Z:
         if place.player is not None:
@@ -454,6 +499,12 @@ class SymStore(SymbolicModel):
             return NoneV()
         if not isinstance(place, PlaceV):
             raise Unsupported(pos, f"top of a {place.kind()}")
+        if place.player is not None:
+            items = self.hand_items(place.player)
+            last: Z = T.num(NONE_ID)
+            for i, (card, _) in enumerate(items):
+                last = T.ite(T.eq(self.hand_count(place.player), i + 1), card, last)
+            return CardV(last)
         if place.player is None and self.codes.pile_index(place.pile) not in self.codes.face_up:
             raise Unsupported(pos, f"the top of the face-down {place.pile} (any of its cards may be drawn next)")
         code = self.place_code(place)
@@ -464,9 +515,23 @@ class SymStore(SymbolicModel):
         return PlaceV(player=_player(player, pos))
 
     def held(self, player: SVal, pos: s.Pos) -> SVal:
-        p = _player(player, pos)
-        return ListV(tuple((CardV(T.num(k)), self.in_place(self.codes.hand(p), k)) for k in range(self.codes.N)),
-                     unordered=True)
+        return ListV(tuple((CardV(card), here) for card, here in self.hand_items(_player(player, pos))))
+
+    def hand_items(self, p: Z) -> list[tuple[Z, Z]]:
+        """A hand's cards in the order drawn, each with the condition that the hand holds that many: a hand
+        is kept as `capacity` entries and a count (the cards' places say the same)."""
+        fixed = T.value(p)
+        count = self.hand_count(p)
+        out = []
+        for i in range(self.codes.capacity):
+            if fixed is not None and 0 <= fixed < self.codes.n:
+                card = self.t[("hand", fixed, i)]
+            else:
+                card = T.num(NONE_ID)
+                for q in reversed(range(self.codes.n)):
+                    card = T.ite(T.eq(p, q), self.t[("hand", q, i)], card)
+            out.append((card, T.gt(count, i)))
+        return out
 
     def seats(self, player: SVal, include_self: bool, pos: s.Pos) -> SVal:
         p = _player(player, pos)
@@ -637,7 +702,10 @@ def state_keys(codes: Codes) -> list[tuple[Key, Any]]:
     keys: list[tuple[Key, Any]] = []
     for k in range(N):
         keys += [(("loc", k), INT), (("slot", k), INT), (("ts", k), INT)]
-    keys += [(("clock",), INT)] + [(("nslots", p), INT) for p in range(n)]
+    # `draws` counts the draws of a move (the index of each in the move's trace); it is no part of the game.
+    keys += [(("clock",), INT), (("draws",), INT)] + [(("nslots", p), INT) for p in range(n)]
+    keys += [(("size", x), INT) for x in range(codes.tab0)]
+    keys += [(("hand", p, i), INT) for p in range(n) for i in range(codes.capacity)]
     keys += [(("known", p, k), BOOL) for p in range(n) for k in range(N)]
     keys += [(("mark", i, k), BOOL) for i in range(len(codes.marks)) for k in range(N)]
     keys += [(("in", p), BOOL) for p in range(n)] + [(("protected", p), BOOL) for p in range(n)]
@@ -664,10 +732,33 @@ def fresh_store(codes: Codes, prefix: str, side: list[Z] | None = None) -> SymSt
     return SymStore(codes, terms, side if side is not None else [])
 
 
+CARD_KEYS = frozenset({"loc", "slot", "ts", "known", "mark", "size", "nslots", "clock", "hand", "draws"})
+
+
+def reads_cards(term: Z) -> bool:
+    """Whether a term over a fresh store reads a part of the cards' layout (a `pre!loc.3`, say)."""
+    seen: set[int] = set()
+    stack = [term]
+    while stack:
+        x = stack.pop()
+        ident = x.get_id()
+        if ident in seen:
+            continue
+        seen.add(ident)
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            name = x.decl().name()
+            key = name.split("!", 1)[-1].split(".", 1)[0]
+            if key in CARD_KEYS:
+                return True
+        stack.extend(x.children())
+    return False
+
+
 def well_formed(st: SymStore) -> list[Z]:
     """What every state of the encoding satisfies, as the engine's lists make it so: each card in a place
     that exists, no two cards on one slot, every slot number within its tableau, hands within their
-    capacity, time stamps before the clock, values within their kinds, no error, no bound exceeded."""
+    capacity, time stamps before the clock, values within their kinds (no rule failing, `err`, and no bound
+    exceeded, `over`, are claims of their own: see induction.py)."""
     codes = st.codes
     N, n = codes.N, codes.n
     t = st.t
@@ -684,9 +775,16 @@ def well_formed(st: SymStore) -> list[Z]:
             out.append(T.implies(mine[k], T.and_(T.ge(t[("slot", k)], 1), T.le(t[("slot", k)], nsl))))
             for j in range(k + 1, N):
                 out.append(T.implies(T.and_(mine[k], mine[j]), T.ne(t[("slot", k)], t[("slot", j)])))
-        out.append(T.le(st.count_in(codes.hand(p)), codes.capacity))
+        held = st.count_in(1 + codes.P + p)
+        out.append(T.le(held, codes.capacity))
+        entries = [t[("hand", p, i)] for i in range(codes.capacity)]
+        for i, card in enumerate(entries):
+            here = st.by_card(card, lambda k: ("loc", k), T.num(-2))
+            out.append(T.implies(T.gt(held, i), T.and_(T.ge(card, 0), T.lt(card, N), T.eq(here, codes.hand(p)))))
+            out += [T.implies(T.gt(held, j), T.ne(card, entries[j])) for j in range(i + 1, codes.capacity)]
+    for x in range(codes.tab0):
+        out.append(T.eq(t[("size", x)], T.count([st.in_place(x, k) for k in range(N)])))
     out += scalar_ranges(st)
-    out += [T.not_(t[("err",)]), T.not_(t[("over",)])]
     return out
 
 
@@ -730,22 +828,6 @@ def var_range(st: SymStore, v: s.VarDecl, p: int | None) -> list[Z]:
         return [T.or_(T.eq(part("p"), NONE_ID), T.and_(T.ge(part("p"), 0), T.lt(part("p"), codes.n),
                                                       T.ge(part("n"), 1)))]
     return []
-
-
-def merge_stores(cond: Z, a: SymStore, b: SymStore, base: SymStore) -> SymStore:
-    """`if cond then a else b`, key by key: both are copies of `base`, so only the keys either wrote."""
-    if T.is_true(cond):
-        return a
-    if T.is_false(cond):
-        return b
-    out = SymStore(base.codes, dict(base.t), base.side)
-    out.dirty = dict(base.dirty)
-    out.fresh = base.fresh
-    out.choices = base.choices + [(kind, term) for kind, term in a.choices[len(base.choices):]] \
-        + [(kind, term) for kind, term in b.choices[len(base.choices):]]
-    for key in {**a.dirty, **b.dirty}:
-        out[key] = T.ite(cond, a.t[key], b.t[key])
-    return out
 
 
 def all_cards_source(source: s.ShuffleSource) -> bool:

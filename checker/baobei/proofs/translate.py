@@ -96,10 +96,12 @@ class CardV(SVal):
 
 @dataclass(frozen=True)
 class SlotV(SVal):
-    """A slot: the seat of its tableau (NONE_ID for none) and its number from 1."""
+    """A slot: the seat of its tableau (NONE_ID for none) and its number from 1. `card`, when known, is
+    the number of the card that lies on it wherever the slot is present (a slot listed as a card's own)."""
 
     player: Z
     number: Z
+    card: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -688,6 +690,8 @@ def none_like(v: SVal) -> SVal:
         return ListV(tuple((x, FALSE) for x, _ in v.items), unordered=v.unordered)
     if isinstance(v, BagV):
         return BagV(tuple(T.num(0) for _ in v.counts))
+    if isinstance(v, SlotSetV):
+        return SlotSetV(T.num(NONE_ID), T.num(0), lambda item: FALSE)
     if isinstance(v, PlaceV) and v.player is not None:
         return PlaceV(player=T.num(NONE_ID))
     return v
@@ -717,6 +721,10 @@ def merge(cond: Z, a: SVal, b: SVal, pos: s.Pos) -> SVal:
         return _merge_lists(cond, a, b, pos)
     if isinstance(a, PlaceV) and isinstance(b, PlaceV):
         return _merge_places(cond, a, b, pos)
+    if isinstance(a, SlotSetV) and isinstance(b, SlotSetV):
+        first, second = a, b
+        return SlotSetV(T.ite(cond, a.owner, b.owner), T.ite(cond, a.count, b.count),
+                        lambda item: T.ite(cond, first.member(item), second.member(item)))
     raise Unsupported(pos, f"'if' between two {a.kind()} values")
 
 

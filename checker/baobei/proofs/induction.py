@@ -1,0 +1,295 @@
+"""Proofs for every reachable state: induction over the rules' transition relation, with lemmas.
+
+A state claim P (an invariant or a lemma of the rules) holds in every reachable state when it holds
+after every deal of a match (the base case: Init => P) and every move keeps it (the step: P and T
+imply P after). One claim alone is rarely kept by every move: a move from some state no game reaches
+breaks it. So the claims are proved together, each assuming all the others before the move (Houdini):
+a claim some move can break from a state satisfying the rest is dropped, with that state as its
+counterexample to induction (a CTI), and the rest are tried again until every remaining claim is kept.
+The rules' lemmas exist for this: each states, in the rules' own words, a fact of the reachable states
+that rules out a CTI, and is itself proved the same way.
+
+The relation T is the engine itself running over Z3 terms (machine.py): every move of the rules, made
+by any player with any arguments from their domains, when the engine's legality admits it, then the
+waiting abilities settled. It starts from any state of the encoding (store.py) that satisfies the
+claims and the encoding's own structure (`well_formed`); the structure, no rule failing (`err`) and no
+bound exceeded (`over`) are proved like the claims. Transition invariants (`old(...)`) and progress
+are judged on one step from any state satisfying the claims that were proved.
+
+A claim's proof is for every state of the real deck: cards are symbolic, slots unbounded, totals free.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3  # type: ignore[import-untyped]
+
+from ..engine.engine import Engine
+from ..engine.legality import CompiledMove
+from ..language import syntax as s
+from ..language.builtins import TRANSITION_NAMES
+from ..language.ruleset import Ruleset
+from . import terms as T
+from .arguments import fresh_args, fresh_maker
+from .concrete import state_of, store_of
+from .machine import Feasible, Path, SymEngine, explore, join
+from .store import SymStore, fresh_store, well_formed
+from .translate import FALSE, TRUE, BoolV, PlayerV, SVal, Translator, Unsupported, Z, truth
+
+ACTOR, BY_ABILITY = TRANSITION_NAMES
+# The encoding's own claims, proved with the rules' ones: every state is one the engine's lists can hold
+# (store.well_formed), no rule asks for something impossible (the engine would raise), and no state needs
+# more waiting abilities than the store keeps.
+STRUCTURE, NO_FAILURE, WITHIN_BOUNDS = "well_formed", "rules_never_fail", "within_bounds"
+OWN_CLAIMS = (STRUCTURE, NO_FAILURE, WITHIN_BOUNDS)
+
+
+class TwoStates(Translator):
+    """Expressions over a move: `old(...)` reads the state before it."""
+
+    def __init__(self, rules: Ruleset, after: SymStore, before: SymStore) -> None:
+        super().__init__(rules, after)
+        self.before = Translator(rules, before)
+
+    def old(self, node: s.Old, scope: Any) -> SVal:
+        value = self.before.visit(node.expr, scope)
+        self.obligations += self.before.obligations
+        self.before.obligations = []
+        return value
+
+
+def claim(tr: Translator, decl: s.InvariantDecl, names: dict[str, SVal] | None = None) -> Z:
+    """`when` implies `holds`, everything they need evaluable (a table row, a divisor other than zero)."""
+    start = len(tr.obligations)
+    holds = truth(tr.expr(decl.holds, names), decl.pos)
+    if decl.when is not None:
+        holds = T.implies(truth(tr.expr(decl.when, names), decl.pos), holds)
+    return T.and_(holds, *[o.holds for o in tr.obligations[start:]])
+
+
+@dataclass
+class Step:
+    """One move of the relation: its kind, the player and arguments (constants), when it is allowed,
+    and the state after it (settled)."""
+
+    cm: CompiledMove
+    player: Z
+    args: tuple[tuple[str, SVal], ...]
+    allowed: Z  # the arguments lie in their domains and the engine's legality admits the move
+    post: SymStore
+    seconds: float
+
+
+@dataclass
+class Cti:
+    """A counterexample to induction: a state satisfying the claims assumed, and a move from it that
+    breaks the claim (or, for the base case, a deal that breaks it)."""
+
+    claim: str
+    move: str  # the move in the engine's words ("" for the base case)
+    before: Any  # engine State (none for the base case)
+    after: Any  # engine State
+
+
+@dataclass
+class Proof:
+    """What induction established for one player count."""
+
+    players: int
+    proved: list[str] = field(default_factory=list)  # claims kept by every move, all together
+    ctis: dict[str, Cti] = field(default_factory=dict)  # dropped claims, each with the CTI that dropped it
+    transitions: dict[str, Cti | None] = field(default_factory=dict)  # transition invariants: None = proved
+    progress: dict[str, Cti | None] = field(default_factory=dict)
+    unsupported: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+    steps: int = 0
+
+
+class Relation:
+    """The steps of the relation from one arbitrary state of the encoding, for one player count."""
+
+    def __init__(self, rules: Ruleset, players: int, names: list[str]) -> None:
+        self.feasible: Feasible | None = None  # the claims the steps are built under (see `assume`)
+        self.rules = rules
+        self.sym = SymEngine(rules, players)
+        self.codes = self.sym.codes
+        self.names = names
+        self.pre = fresh_store(self.codes, "pre")
+        self.pre.fresh = fresh_maker("step")
+        self.side: list[Z] = self.pre.side
+        self.steps: list[Step] = []
+
+    def build(self, deadline: Callable[[], None]) -> list[Step]:
+        self.steps = []
+        for cm in self.sym.moves.values():
+            deadline()
+            self.steps.append(self.step(cm))
+        return self.steps
+
+    def step(self, cm: CompiledMove) -> Step:
+        """The move made by any player with any arguments: the engine's legality decides on which paths it
+        is allowed, and the move is made on each of those, its decisions kept (a state where the move is
+        refused has no state after it)."""
+        start = time.perf_counter()
+        store: Any = self.pre.copy()  # the engine's code runs on it as on a state
+        player = store.fresh("player", z3.IntSort())
+        actor = PlayerV(player)
+        args, domain = fresh_args(self.sym, store, cm, actor, "arg")
+        legal_store: Any = store.copy()
+        within = [T.ge(player, 0), T.lt(player, self.codes.n), domain]
+        legal = explore(legal_store, None, lambda: self.sym.admits(legal_store, cm, actor) is None
+                        and self.sym.judge(legal_store, cm, actor, args) is None, outer=within, feasible=self.feasible)
+        made: list[Path] = []
+        for path in legal:
+            if path.result is not True or path.failure is not None:
+                continue
+            ran = explore(store, None, lambda: self.sym.perform(store, cm, actor, args, None), known=path.asked,
+                          outer=[*within, path.pc], feasible=self.feasible)
+            made += [dataclasses.replace(p, pc=T.and_(path.pc, p.pc)) for p in ran]
+        if made:
+            join(store, None, made)
+        self.side += legal_store.side[len(self.side):] if legal_store.side is not self.side else []
+        allowed = T.and_(T.ge(player, 0), T.lt(player, self.codes.n), domain,
+                         T.or_(FALSE, *[p.pc for p in made]))
+        return Step(cm, player, args, allowed, store, time.perf_counter() - start)
+
+    def initial(self) -> SymStore:
+        """Every state a match starts in: the blank state of the rules, then the deal of the first round."""
+        eng = Engine(self.rules)
+        blank = eng.blank_state(list(self.names), 0)
+        store: Any = store_of(self.codes, blank)
+        store.side = self.side
+        store.fresh = fresh_maker("init")
+        join(store, None, explore(store, None, lambda: self.sym.start_round(store, None)))
+        dealt: SymStore = store
+        return dealt
+
+    def move_text(self, step: Step, model: Any) -> str:
+        """The step's move in the engine's words, as the model chose its player and arguments."""
+        from .concrete import move_of
+
+        eng = Engine(self.rules)
+        before = state_of(eng, self.codes, self.pre, model, self.names)
+        move = move_of(self.codes, step, model)
+        return eng.describe(before, move)
+
+
+def structure(st: SymStore) -> Z:
+    return T.and_(TRUE, *well_formed(st))
+
+
+def prove(rules: Ruleset, players: int, names: list[str], claims: list[s.InvariantDecl],
+          transitions: list[s.InvariantDecl], progress: list[s.ProgressDecl], assumed: list[s.InvariantDecl],
+          deadline: Callable[[], None]) -> Proof:
+    """Induction for one player count (see the module docstring). `assumed`: claims proved for every
+    state by other means (they read no transition), assumed before every move."""
+    began = time.perf_counter()
+    out = Proof(players)
+    rel = Relation(rules, players, names)
+    alive: dict[str, Any] = {name: None for name in OWN_CLAIMS}
+    alive.update({decl.ident: decl for decl in claims})
+    pre_claims = _claims(rules, rel.pre, alive)
+    base = [claim(Translator(rules, rel.pre), d) for d in assumed]
+    _base_case(rules, rel, rel.initial(), alive, out)
+    steps: list[Step] = []
+    changed = True
+    while changed:
+        # The steps are built for the states that satisfy the living claims (their paths pruned so): when
+        # one is dropped, they are built again without it.
+        rel.feasible = Feasible([*base, *[pre_claims[name] for name in alive]])
+        steps = rel.build(deadline)
+        changed = False
+        for step in steps:
+            deadline()
+            if _houdini_step(rules, rel, step, base, pre_claims, alive, out):
+                changed = True
+    out.steps = len(steps)
+    out.proved = sorted(alive)
+    kept = [pre_claims[name] for name in alive]
+    for decl in transitions:
+        out.transitions[decl.ident] = _transition(rules, rel, steps, base + kept, decl, deadline)
+    out.seconds = time.perf_counter() - began
+    return out
+
+
+def _claims(rules: Ruleset, st: SymStore, alive: dict[str, Any]) -> dict[str, Z]:
+    tr = Translator(rules, st)
+    own = {STRUCTURE: structure(st), NO_FAILURE: T.not_(st[("err",)]), WITHIN_BOUNDS: T.not_(st[("over",)])}
+    return {name: own[name] if name in own else claim(tr, decl) for name, decl in alive.items()}
+
+
+def _base_case(rules: Ruleset, rel: Relation, init: SymStore, alive: dict[str, Any], out: Proof) -> None:
+    solver = z3.Solver()
+    solver.add(*rel.side)
+    goals = _claims(rules, init, alive)
+    for name, goal in goals.items():
+        if solver.check(T.not_(goal)) == z3.sat:
+            eng = Engine(rules)
+            after = state_of(eng, rel.codes, init, solver.model(), rel.names)
+            out.ctis[name] = Cti(name, "", None, after)
+            alive.pop(name, None)
+
+
+def _houdini_step(rules: Ruleset, rel: Relation, step: Step, base: list[Z], pre_claims: dict[str, Z],
+                  alive: dict[str, Any], out: Proof) -> bool:
+    """Check every living claim after one step, assuming all before it; drop those broken (with a CTI).
+    True when a claim was dropped."""
+    goals = _claims(rules, step.post, alive)
+    # A claim whose terms the step left as they were is kept by it (Z3's terms are shared: same is same).
+    goals = {name: g for name, g in goals.items() if not T.same(g, pre_claims[name])}
+    if not goals:
+        return False
+    solver = z3.Solver()
+    solver.add(*rel.side, *base, step.allowed)
+    solver.add(*[pre_claims[name] for name in alive])
+    dropped = False
+    while goals:
+        if solver.check(T.or_(*[T.not_(g) for g in goals.values()])) != z3.sat:
+            break
+        model = solver.model()
+        broken = [name for name, g in goals.items() if z3.is_false(model.eval(g, model_completion=True))]
+        if not broken:
+            break
+        eng = Engine(rules)
+        before = state_of(eng, rel.codes, rel.pre, model, rel.names)
+        after = state_of(eng, rel.codes, step.post, model, rel.names)
+        text = _describe(rel, step, model)
+        for name in broken:
+            goals.pop(name)
+            out.ctis[name] = Cti(name, text, before, after)
+            alive.pop(name, None)
+            dropped = True
+    return dropped
+
+
+def _describe(rel: Relation, step: Step, model: Any) -> str:
+    try:
+        return rel.move_text(step, model)
+    except Exception as e:  # a CTI's move that the engine cannot even name: still the move's kind
+        return f"{step.cm.name} ({e})"
+
+
+def _transition(rules: Ruleset, rel: Relation, steps: list[Step], assumed: list[Z], decl: s.InvariantDecl,
+                deadline: Callable[[], None]) -> Cti | None:
+    for step in steps:
+        deadline()
+        names: dict[str, SVal] = {ACTOR: PlayerV(step.player), BY_ABILITY: BoolV(T.boolean(step.cm.decl.is_ability))}
+        goal = claim(TwoStates(rules, step.post, rel.pre), decl, names)
+        if T.is_true(goal):
+            continue
+        solver = z3.Solver()
+        solver.add(*rel.side, *assumed, step.allowed)
+        if solver.check(T.not_(goal)) == z3.sat:
+            model = solver.model()
+            eng = Engine(rules)
+            return Cti(decl.ident, _describe(rel, step, model), state_of(eng, rel.codes, rel.pre, model, rel.names),
+                       state_of(eng, rel.codes, step.post, model, rel.names))
+    return None
+
+
+__all__ = ["FALSE", "Proof", "Unsupported", "prove"]

@@ -232,4 +232,164 @@ PER_INVARIANT: dict[str, Planted] = {
 #   another player, whatever the rule making it; only a change the owner's own rule makes during
 #   another player's move would break it, and no rule of these makes one.
 
-ALL: dict[str, Planted] = {**ISSUE, **PER_INVARIANT}
+# ---------------------------------------------------------------- the planted mistakes of the proofs issue
+# Slips a rules editor could make in rules/*.bao: each edit keeps the rules loadable and plays another game than
+# the rulebook's. Where no older property states the rule broken, rules/09_invariants.bao has one for it (the
+# last block), with its scenario in scenarios/properties/. Those that need cards a deal of the small deck rarely
+# brings together (a Schuhschnabel, a BAO call, a recycle, a decision round) are found from a scenario's table.
+# Not among them: mistakes that only change who knows a card (a Weisspelikan's `peek` made a `show`, a `forget`
+# after the Ara's swap). A property reading `knows` would put knowledge into every state key of `baobei
+# explore` (play/explore.py merges it outside the initial peek): for the default rules, `explore --players 2
+# --depth 8 --deals 3` would grow from 2,280 states in 4 s to 1.5 million states in nearly 10 minutes.
+
+# Everyone may pluck with the card the active player drew secretly: the drawer's window is opened for all
+# players ([P46]). Caught by pluck_window_players as soon as a card is drawn.
+OWN_DRAW_WINDOW_FOR_ALL = Planted((
+    ("03_turn.bao", '      open window "own_draw" on c for [p in players where p == actor]\n',
+     '      open window "own_draw" on c for players\n'),), "invariant pluck_window_players", 5)
+
+# The active player may pluck with the own discarded card: `players` for `others(actor)` in `discard` ([P47]).
+# Caught by pluck_window_players at the first discard.
+ACTIVE_PLUCKS_OWN_DISCARD = Planted((
+    ("03_turn.bao", '    move c to discard_pile\n    open window "discard" on c for others(actor)\n',
+     '    move c to discard_pile\n    open window "discard" on c for players\n'),),
+    "invariant pluck_window_players", 6)
+
+# An offensive pluck forgets the gift: the victim's slot stays empty and the plucker keeps the card ([P64,
+# P65]). Caught by pluck_changes_only_the_plucker at the first successful offensive pluck (the deal of seed 2).
+GIFT_NOT_GIVEN = Planted((("04_pluck.bao", "  if victim != actor { run give(gift, target) }\n", ""),),
+                         "invariant pluck_changes_only_the_plucker", 6, 1, 2)
+
+# The penalty card is drawn only after a pluck with an own drawn reference: the draw slipped into the
+# `if kind == "own_draw"` block (a misreading of [P73], which gives the penalty card alone). A failed pluck on
+# another player's card costs nothing. Caught by pluck_changes_only_the_plucker.
+PENALTY_ONLY_AFTER_OWN_DRAW = Planted((
+    ("04_pluck.bao",
+     '    set phase = "turn_end"\n  }\n  # [P71], [P72], [P74]: drawn unseen onto a free slot (or a new one); '
+     "it triggers nothing.\n  draw into free_slot(actor, place)\n}\n",
+     '    set phase = "turn_end"\n    # [P71], [P72], [P74]: drawn unseen onto a free slot (or a new one); '
+     "it triggers nothing.\n    draw into free_slot(actor, place)\n  }\n}\n"),),
+    "invariant pluck_changes_only_the_plucker", 6)
+
+# After a failed pluck with the own drawn card the reference is not laid on the discard pile: it stays in the
+# drawer's hand (read from [P84]'s "it stays where it is", said of another player's discard). Caught by
+# hands_empty_at_turn_start when the next turn begins.
+REFERENCE_KEPT_AFTER_FAILURE = Planted((
+    ("04_pluck.bao",
+     "    # [P70]: the drawn reference triggers nothing and opens no window.\n    move ref to discard_pile\n", ""),),
+    "invariant hands_empty_at_turn_start", 7)
+
+# The Ara's swap written as two moves through a helper name, the way a program swaps two values: the first move
+# puts b's card onto a, which still holds its own. The engine refuses to cover a card ("rules").
+ARA_SWAP_AS_MOVES = Planted((
+    ("05_abilities.bao", "  do { swap card_at(a) with card_at(b) }\n\nability look_and_swap",
+     "  do {\n    let x = card_at(a)\n    move card_at(b) to a\n    move x to b\n  }\n\nability look_and_swap"),),
+    "rules", 3, table="properties/shield_raised_by_others")
+
+# The Riesentukan's card lands in its user's tableau instead of the chosen player's (`actor` for `victim`,
+# [P135]). Caught by ability_draw_not_to_user.
+RIESENTUKAN_TO_ACTOR = Planted((
+    ("05_abilities.bao", "    draw into free_slot(victim, none) as c\n",
+     "    draw into free_slot(actor, none) as c\n"),), "invariant ability_draw_not_to_user", 7)
+
+# The Schuhschnabel's replaced card goes face up onto the discard pile, like a plucked card, instead of unseen
+# under it ([P143]). Caught by ability_discards_nothing at the first exchange.
+SCHUHSCHNABEL_DISCARDS_REPLACED = Planted((
+    ("05_abilities.bao", "  move old to under_pile\n  move new to target\n",
+     "  move old to discard_pile\n  move new to target\n"),),
+    "invariant ability_discards_nothing", 4, table="properties/ability_discards_nothing")
+
+# The Schuhschnabel's test of which exchanges are possible forgets the shield (`exchangeable` reads `movable`
+# only). Against an active shield the exchange with the caller counts as possible, so it must be made, and the
+# engine refuses it: the step has no legal choice and is dropped with both drawn cards still in hand ([P144]:
+# the possible exchange is made, the unused card goes under the pile). Caught by hands_empty_at_round_end when
+# the caller's only opponent ends the last turn.
+SCHUHSCHNABEL_IGNORES_SHIELD = Planted((
+    ("05_abilities.bao",
+     "define exchangeable(s: slot, p: player) = movable(s) and (owner(s) == p or not protected(owner(s)))",
+     "define exchangeable(s: slot, p: player) = movable(s)"),),
+    "invariant hands_empty_at_round_end", 4, table="properties/hands_empty_at_round_end")
+
+# The Elster's swap forgets § 6.11: decide_swap lost its guard, so the second of two Elsters in a turn swaps a
+# card the first one moved. Caught by no_card_moved_twice.
+ELSTER_SWAPS_MOVED_CARD = Planted((
+    ("05_abilities.bao",
+     '  require not swap_them or (movable(a) and movable(b)) else "a card an ability already moved this '
+     'turn may not be moved again" § 6.11 [P153, P154]\n', ""),),
+    "invariant no_card_moved_twice", 6, table="properties/ability_moves_marked")
+
+# The moved mark is declared without `on ability moves`: no rule gives it, so no card an ability moves is marked
+# and § 6.11 limits nothing. (no_card_moved_twice reads the mark, so it cannot see this.) Caught by
+# ability_moves_marked at the first card an ability moves.
+MOVED_MARK_NOT_GIVEN = Planted((("05_abilities.bao", " until turn on ability moves\n", " until turn\n"),),
+                               "invariant ability_moves_marked", 4, table="properties/ability_moves_marked")
+
+# The shield hook forgets `by != owner`: the caller's own change (a defensive pluck in a last turn) turns the
+# shield active ([P94], [P100]). Caught by shield_raised_by_others.
+CALLER_CHANGE_RAISES_SHIELD = Planted((
+    ("06_bao.bao", '  if owner == bao_caller and by != owner and shield == "armed"',
+     '  if owner == bao_caller and shield == "armed"'),),
+    "invariant shield_raised_by_others", 2, table="properties/shield_raised_by_others")
+
+# "BAO was already called" guarded as `bao_caller != actor`: the caller cannot call twice, but another player
+# may call over the first call ([P88]). Caught by bao_caller_fixed in the last turn after a call.
+OTHER_PLAYER_CALLS_AGAIN = Planted((
+    ("06_bao.bao", 'require bao_caller == none else "BAO was already called this round"',
+     'require bao_caller != actor else "BAO was already called this round"'),),
+    "invariant bao_caller_fixed", 3, table="properties/bao_called_once")
+
+# `seats_from` for `seats_after` in finish_turn: the first player counted from the active one is the active one,
+# so the same player plays again and again ([P11]). Caught by turn_passes_clockwise at the first end of a turn.
+SAME_PLAYER_AGAIN = Planted((
+    ("03_turn.bao", "    start turn of first p in seats_after(active) where (not last_turns) or owed[p]\n",
+     "    start turn of first p in seats_from(active) where (not last_turns) or owed[p]\n"),),
+    "invariant turn_passes_clockwise", 6)
+
+# The recycle shuffles the whole discard pile, its top card too ([P156]). Caught by recycle_keeps_the_top.
+RECYCLE_TAKES_THE_TOP = Planted((
+    ("08_recycle.bao", "    shuffle discard_pile except top, under_pile into draw_pile\n",
+     "    shuffle discard_pile, under_pile into draw_pile\n"),),
+    "invariant recycle_keeps_the_top", 1, table="properties/recycle_keeps_the_top")
+
+# The recycle forgets the cards under the discard pile ([P158]): the Schuhschnabel's cards never come back.
+UNDER_PILE_NOT_RECYCLED = Planted((
+    ("08_recycle.bao", "    shuffle discard_pile except top, under_pile into draw_pile\n",
+     "    shuffle discard_pile except top into draw_pile\n"),),
+    "invariant recycle_keeps_the_top", 1, table="properties/recycle_keeps_the_top")
+
+# The recycle is not counted (the counter's line lost): the second recycle never starts the automatic final
+# phase ([P163], [P164]). Caught by recycle_keeps_the_top at the first recycle.
+RECYCLE_NOT_COUNTED = Planted((("08_recycle.bao", "    set recycles = recycles + 1\n", ""),),
+                              "invariant recycle_keeps_the_top", 1, table="properties/recycle_keeps_the_top")
+
+# A decision round is decided like the match, by the lowest total (copied from end_normal_round), not by the
+# scores noted in it ([P117]): its players are tied on total, so they play decision rounds for ever. Caught by
+# decision_won_by_noted_score when the decision round is scored.
+DECISION_BY_TOTALS = Planted((
+    ("07_scoring.bao", "  run decide([p in players where noted[p] == least q in players: noted[q]])\n",
+     "  run decide(lowest_totals)\n"),),
+    "invariant decision_won_by_noted_score", 4, table="properties/decision_won_by_noted_score", players=3)
+
+# A decision round is scored like a normal one (the `if deciding` of end_round lost): its scores are added to
+# the totals (D10), and since only its players' totals are compared with the threshold the match may go on
+# with a normal round ([P117]: the decision round decides, without a threshold). Caught by
+# totals_change_at_round_end when the decision round is scored.
+DECISION_ROUND_ADDS_TOTALS = Planted((
+    ("07_scoring.bao", "  if deciding { run end_decision_round } else { run end_normal_round }\n",
+     "  run end_normal_round\n"),),
+    "invariant totals_change_at_round_end", 3, table="scoring/decision_round_tied_again", players=3)
+
+PROOFS_ISSUE: dict[str, Planted] = {
+    "own_draw_window_for_all": OWN_DRAW_WINDOW_FOR_ALL, "active_plucks_own_discard": ACTIVE_PLUCKS_OWN_DISCARD,
+    "gift_not_given": GIFT_NOT_GIVEN, "penalty_only_after_own_draw": PENALTY_ONLY_AFTER_OWN_DRAW,
+    "reference_kept_after_failure": REFERENCE_KEPT_AFTER_FAILURE, "ara_swap_as_moves": ARA_SWAP_AS_MOVES,
+    "riesentukan_to_actor": RIESENTUKAN_TO_ACTOR, "schuhschnabel_discards_replaced": SCHUHSCHNABEL_DISCARDS_REPLACED,
+    "schuhschnabel_ignores_shield": SCHUHSCHNABEL_IGNORES_SHIELD, "elster_swaps_moved_card": ELSTER_SWAPS_MOVED_CARD,
+    "moved_mark_not_given": MOVED_MARK_NOT_GIVEN, "caller_change_raises_shield": CALLER_CHANGE_RAISES_SHIELD,
+    "other_player_calls_again": OTHER_PLAYER_CALLS_AGAIN, "same_player_again": SAME_PLAYER_AGAIN,
+    "recycle_takes_the_top": RECYCLE_TAKES_THE_TOP, "under_pile_not_recycled": UNDER_PILE_NOT_RECYCLED,
+    "recycle_not_counted": RECYCLE_NOT_COUNTED, "decision_by_totals": DECISION_BY_TOTALS,
+    "decision_round_adds_totals": DECISION_ROUND_ADDS_TOTALS,
+}
+
+ALL: dict[str, Planted] = {**ISSUE, **PER_INVARIANT, **PROOFS_ISSUE}

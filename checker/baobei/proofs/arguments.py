@@ -17,7 +17,21 @@ from ..engine.legality import CompiledMove
 from ..language import syntax as s
 from . import terms as T
 from .store import BOOL, INT, SymStore
-from .translate import FALSE, NONE_ID, TRUE, BoolV, CardV, PlayerV, SlotV, SVal, Unsupported, Z
+from .translate import (
+    FALSE,
+    NONE_ID,
+    TRUE,
+    BoolV,
+    CardV,
+    PlayerV,
+    SlotSetV,
+    SlotV,
+    SVal,
+    Translator,
+    Unsupported,
+    Z,
+    truth,
+)
 
 SLOT_KINDS = ("slot", "own_slot", "free_slot")
 
@@ -42,18 +56,20 @@ def _argument(st: SymStore, p: s.Param, actor: Z, label: str) -> tuple[SVal, Z]:
         a, b = st.fresh(label + ".p", INT), st.fresh(label + ".n", INT)
         slot = SlotV(a, b)
         if p.kind == "free_slot":
-            inside = st.free_slots(actor).member(slot)
+            free = st.slots(PlayerV(actor), True, s.NOWHERE)
+            inside = free.member(slot) if isinstance(free, SlotSetV) else FALSE
         else:
-            occupied = T.or_(FALSE, *[st.at(a, b, k) for k in range(codes.N)])
-            inside = T.and_(occupied, T.eq(a, actor)) if p.kind == "own_slot" else occupied
+            occupied = truth(st.occupied(slot, s.NOWHERE), s.NOWHERE)
+            seat = T.and_(T.ge(a, 0), T.lt(a, codes.n))
+            inside = T.and_(occupied, T.eq(a, actor)) if p.kind == "own_slot" else T.and_(seat, occupied)
         value: SVal = SlotV(T.ite(given, a, NONE_ID), b)
     elif p.kind == "player":
         x = st.fresh(label, INT)
         inside, value = T.and_(T.ge(x, 0), T.lt(x, codes.n)), PlayerV(T.ite(given, x, NONE_ID))
     elif p.kind == "held_card":
         x = st.fresh(label, INT)
-        here = st.by_card(x, lambda k: ("loc", k), T.num(-1))
-        inside = T.and_(T.ge(x, 0), T.lt(x, codes.N), T.eq(here, codes.hand(actor)))
+        held = st.held(PlayerV(actor), s.NOWHERE)
+        inside = T.and_(T.ge(x, 0), T.lt(x, codes.N), Translator(codes.rules, st)._member(CardV(x), held, s.NOWHERE))
         value = CardV(T.ite(given, x, NONE_ID))
     elif p.kind == "bool" and not p.optional:
         b = st.fresh(label, BOOL)

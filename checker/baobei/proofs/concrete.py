@@ -143,7 +143,7 @@ def state_of(eng: Engine, codes: Codes, store: SymStore, model: Any, names: list
     rows: list[dict[int, int]] = [{} for _ in names]
     hands: list[list[tuple[int, int]]] = [[] for _ in names]
     piles: list[list[tuple[int, int]]] = [[] for _ in codes.piles]
-    for k in range(codes.N):
+    for k in range(codes.N if ("loc", 0) in t else 0):  # a store with free cards keeps no card's place
         loc, ts = r.num(t[("loc", k)]), r.num(t[("ts", k)])
         if codes.tab0 <= loc <= codes.last_code:
             rows[loc - codes.tab0][r.num(t[("slot", k)])] = k
@@ -153,14 +153,18 @@ def state_of(eng: Engine, codes: Codes, store: SymStore, model: Any, names: list
             piles[loc - 1].append((ts, k))
         else:
             st.box.append(k)
-    for p in range(codes.n):
+    precise = ("loc", 0) in t
+    if not precise:
+        st.box = list(range(codes.N))
+    for p in range(codes.n if precise else 0):
         width = max([r.num(t[("nslots", p)]), *rows[p]], default=0)
         st.tableaux[p] = [rows[p].get(i) for i in range(1, width + 1)]
         held = [r.num(t[("hand", p, i)]) for i in range(min(r.num(t[("size", 1 + codes.P + p)]), codes.capacity))]
         st.hands[p] = held if sorted(held) == sorted(k for _, k in hands[p]) else [k for _, k in sorted(hands[p])]
     st.piles = [[k for _, k in sorted(pile)] for pile in piles]
-    st.known = [sum(1 << q for q in range(codes.n) if r.flag(t[("known", q, k)])) for k in range(codes.N)]
-    st.marks = [sum(1 << i for i in range(len(codes.marks)) if r.flag(t[("mark", i, k)])) for k in range(codes.N)]
+    if precise:
+        st.known = [sum(1 << q for q in range(codes.n) if r.flag(t[("known", q, k)])) for k in range(codes.N)]
+        st.marks = [sum(1 << i for i in range(len(codes.marks)) if r.flag(t[("mark", i, k)])) for k in range(codes.N)]
     st.seat_round([q for q in range(codes.n) if r.flag(t[("in", q)])] or list(range(codes.n)))
     st.protected = sum(1 << q for q in range(codes.n) if r.flag(t[("protected", q)]))
     st.active = r.num(t[("active",)]) % codes.n

@@ -38,7 +38,7 @@ from . import terms as T
 from .arguments import fresh_args, fresh_maker
 from .concrete import state_of, store_of
 from .machine import Feasible, Path, SymEngine, explore, join
-from .store import SymStore, fresh_store, well_formed
+from .store import FreeCards, SymStore, free_state_keys, fresh_free_store, fresh_store, scalar_ranges, well_formed
 from .translate import FALSE, TRUE, BoolV, PlayerV, SVal, Translator, Unsupported, Z, truth
 
 ACTOR, BY_ABILITY = TRANSITION_NAMES
@@ -113,13 +113,14 @@ class Proof:
 class Relation:
     """The steps of the relation from one arbitrary state of the encoding, for one player count."""
 
-    def __init__(self, rules: Ruleset, players: int, names: list[str]) -> None:
+    def __init__(self, rules: Ruleset, players: int, names: list[str], free: bool = True) -> None:
         self.feasible: Feasible | None = None  # the claims the steps are built under (see `assume`)
         self.rules = rules
-        self.sym = SymEngine(rules, players)
+        self.free = free  # the cards are free values (store.FreeCards), else the precise store
+        self.sym = SymEngine(rules, players, free)
         self.codes = self.sym.codes
         self.names = names
-        self.pre = fresh_store(self.codes, "pre")
+        self.pre = fresh_free_store(self.codes, "pre") if free else fresh_store(self.codes, "pre")
         self.pre.fresh = fresh_maker("step")
         self.side: list[Z] = self.pre.side
         self.steps: list[Step] = []
@@ -163,6 +164,10 @@ class Relation:
         eng = Engine(self.rules)
         blank = eng.blank_state(list(self.names), 0)
         store: Any = store_of(self.codes, blank)
+        if self.free:
+            keep = {key for key, _ in free_state_keys(self.codes)}
+            store = FreeCards(self.codes, {k: v for k, v in store.t.items() if k in keep}, self.side)
+            store.t[("epoch",)] = T.num(0)
         store.side = self.side
         store.fresh = fresh_maker("init")
         join(store, None, explore(store, None, lambda: self.sym.start_round(store, None)))
@@ -180,7 +185,9 @@ class Relation:
 
 
 def structure(st: SymStore) -> Z:
-    return T.and_(TRUE, *well_formed(st))
+    from .store import FreeCards
+
+    return T.and_(TRUE, *(scalar_ranges(st) if isinstance(st, FreeCards) else well_formed(st)))
 
 
 def prove(rules: Ruleset, players: int, names: list[str], claims: list[s.InvariantDecl],

@@ -37,7 +37,7 @@ from ..language import syntax as s
 from ..language.errors import EngineError, Rejection
 from ..language.ruleset import ALL_CARDS, Ruleset
 from . import terms as T
-from .store import BOX, INT, LIMBO, Codes, Key, SymStore, parts_for, value_of
+from .store import BOX, INT, LIMBO, Codes, FreeCards, Key, SymStore, parts_for, value_of
 from .translate import (
     FALSE,
     NONE_ID,
@@ -47,6 +47,7 @@ from .translate import (
     IntV,
     ListV,
     NoneV,
+    OpaqueV,
     PlaceV,
     PlayerV,
     SlotSetV,
@@ -426,8 +427,16 @@ class SymCtx:
         join(self.st, self, paths)
 
     def each(self, items: Any, var: str, body: Run) -> None:
-        """A loop over a list: the body for every item that may be in it, under the condition that it is."""
-        domain = self.items(sval(items))
+        """A loop over a list: the body for every item that may be in it, under the condition that it is.
+        Over a list the store does not keep (free cards), the body runs for some item, or not at all:
+        such loops only move, show or mark cards, which the store keeps as `written` anyway."""
+        value = sval(items)
+        if isinstance(value, OpaqueV):
+            some = value.answer(("loop", id(body)), value.item)
+            runs = value.answer(("loop runs", id(body)), "bool")
+            self.branch(runs, lambda ctx: _bound(ctx, var, some, body), None)
+            return
+        domain = self.items(value)
         if domain.orders:
             for cond, ordered in domain.orders:
                 self.branch(BoolV(cond), lambda ctx, ordered=ordered: ctx.each(ordered, var, body), None)  # type: ignore[misc]
@@ -438,6 +447,8 @@ class SymCtx:
     def items(self, value: SVal) -> ListV:
         if isinstance(value, ListV):
             return value
+        if isinstance(value, OpaqueV) or (isinstance(value, PlaceV) and isinstance(self.st, FreeCards)):
+            raise Unsupported(s.NOWHERE, "the items of a list the store does not keep")
         if isinstance(value, NoneV):
             return ListV(())
         if isinstance(value, PlaceV) and value.player is not None:
@@ -529,8 +540,9 @@ def _player_term(v: Any) -> Z:
     raise Unsupported(s.NOWHERE, f"a {value.kind()} where a player belongs")
 
 
-def make_sym_effects(base: type, eng: SymEngine, codes: Codes) -> Any:
-    """The engine's Effects class with its place operations over the symbolic store."""
+def make_sym_effects(base: type, eng: SymEngine, codes: Codes, free: bool = False) -> Any:
+    """The engine's Effects class with its place operations over the symbolic store (with `free`: over a
+    store with free cards, see `free_card_effects`)."""
 
     class Ops(base):  # type: ignore[misc]
         def free_term(self, st: SymStore, where: SVal) -> Z:
@@ -937,7 +949,111 @@ def make_sym_effects(base: type, eng: SymEngine, codes: Codes) -> Any:
                 held = T.or_(FALSE, *[protection_term(ctx, p.decl, PlayerV(T.num(q))) for p in self.protections])
                 st[("protected", q)] = T.and_(st[("in", q)], held)
 
-    return Ops(eng)
+    return free_card_effects(Ops, codes)(eng) if free else Ops(eng)
+
+
+def free_card_effects(ops: type, codes: Codes) -> type:
+    """The place operations over a store with free cards (store.FreeCards): a statement that moves, shows
+    or marks a card writes only that the cards changed; a question about the cards gets a fresh answer."""
+
+    def fresh(st: Any, what: tuple[Any, ...], kind: str) -> SVal:
+        value: SVal = st.answer(what, kind)
+        return value
+
+    def ask(st: Any, *what: Any) -> bool:
+        answer = fresh(st, ("ask", *what), "bool")
+        assert isinstance(answer, BoolV)
+        return bool(st.decide(answer.term))
+
+    class FreeOps(ops):  # type: ignore[misc]
+        def require_free(self, ctx: SymCtx, where: Any, pos: Any) -> None:
+            if not ask(ctx.st, "free", _key_of(sval(where))):
+                ctx.fail(f"{pos}: the place is not free")
+
+        @staticmethod
+        def locate(st: Any, card: Any) -> Where:
+            code = fresh(st, ("where", _card_term(card).get_id()), "int")
+            slot = fresh(st, ("where slot", _card_term(card).get_id()), "int")
+            assert isinstance(code, IntV) and isinstance(slot, IntV)
+            return Where(code.term, slot.term)
+
+        def take_out(self, st: Any, card: Any) -> Where:
+            where = self.locate(st, card)
+            st.written()
+            return where
+
+        def put(self, st: Any, card: Any, where: Any) -> None:
+            st.written()
+
+        @staticmethod
+        def exchange(st: Any, a: Any, where_a: Where, b: Any, where_b: Where) -> None:
+            st.written()
+
+        @staticmethod
+        def pile_empty(st: Any, index: int) -> bool:
+            return ask(st, "pile empty", index)
+
+        def draw_top(self, st: Any, index: int) -> CardV:
+            d = st.fresh("draw", INT)
+            st.side.append(T.and_(T.ge(d, 0), T.lt(d, codes.N)))
+            st.choices.append(("draw", d, TRUE, st[("draws",)]))
+            st[("draws",)] = T.add(st[("draws",)], 1)
+            st.written()
+            return CardV(T.non_negative(d))
+
+        @staticmethod
+        def learn(st: Any, c: Any, p: Any) -> None:
+            st.written()
+
+        @staticmethod
+        def reveal(st: Any, c: Any) -> None:
+            st.written()
+
+        @staticmethod
+        def unlearn(st: Any, c: Any) -> None:
+            st.written()
+
+        @staticmethod
+        def add_marks(st: Any, c: Any, bits: int) -> None:
+            st.written()
+
+        def shuffle_into(self, st: Any, sources: tuple[s.ShuffleSource, ...], into: PileLoc) -> int:
+            st.written()
+            return 0
+
+        @staticmethod
+        def begin_turn(st: Any, p: Any) -> None:
+            st[("active",)] = _player_term(p)
+            st[("turn",)] = T.add(st[("turn",)], 1)
+            st.written()
+
+        @staticmethod
+        def clear_round(st: Any) -> None:
+            st[("wn",)] = T.num(0)
+            st[("qn",)] = T.num(0)
+            st.written()
+
+        def nothing_to_pick(self, ctx: SymCtx, domain: Any) -> bool:
+            value = sval(domain)
+            if isinstance(value, ListV):
+                return bool(ctx.st.decide(T.not_(T.or_(FALSE, *[m for _, m in value.items]))))
+            return ask(ctx.st, "nothing to pick", _key_of(value))
+
+        @staticmethod
+        def random_item(ctx: SymCtx, domain: Any, kind: str) -> SVal:
+            value = sval(domain)
+            if isinstance(value, ListV):
+                picked: SVal = ops.random_item(ctx, domain, kind)
+                return picked
+            return fresh(ctx.st, ("pick", _key_of(value)), "card" if kind == "card" else "player")
+
+    return FreeOps
+
+
+def _key_of(v: SVal) -> tuple[Any, ...]:
+    from .store import _key
+
+    return _key(v)
 
 
 def _unhand(st: SymStore, codes: Codes, c: Z, q: int) -> None:
@@ -1073,11 +1189,11 @@ class SymCompiler(Compiler):
 class SymEngine(Engine):
     """The engine's steps over the symbolic store of one ruleset and player count."""
 
-    def __init__(self, rules: Ruleset, players: int) -> None:
+    def __init__(self, rules: Ruleset, players: int, free: bool = False) -> None:
         super().__init__(rules)
         self.codes = Codes(rules, players)
         concrete = type(self.effects)
-        self.effects = make_sym_effects(concrete, self, self.codes)
+        self.effects = make_sym_effects(concrete, self, self.codes, free)
         self.effects.protections = self.protections
         self.sym_routines: dict[str, Proc] = {}
         comp = SymCompiler(rules, self.effects, {}, self.sym_routines)

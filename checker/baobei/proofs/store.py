@@ -40,6 +40,7 @@ from .translate import (
     IntV,
     ListV,
     NoneV,
+    OpaqueV,
     PlaceV,
     PlayerV,
     SlotSetV,
@@ -272,7 +273,7 @@ class SymStore(SymbolicModel):
         self.choices: list[tuple[str, Z, Z, Z]] = []
 
     def copy(self) -> SymStore:
-        out = SymStore(self.codes, dict(self.t), self.side)
+        out = type(self)(self.codes, dict(self.t), self.side)
         out.version = self.version
         out.memo = self.memo
         out.fresh = self.fresh
@@ -832,3 +833,142 @@ def var_range(st: SymStore, v: s.VarDecl, p: int | None) -> list[Z]:
 
 def all_cards_source(source: s.ShuffleSource) -> bool:
     return source.pile == ALL_CARDS
+
+
+# ---------------------------------------------------------------- the cards as free values
+
+
+class FreeCards(SymStore):
+    """The store with the cards' layout left out: the cone-of-influence abstraction of the proofs.
+
+    Only what the rules keep about the game (the phase, the players, the windows, the waiting abilities,
+    the variables) is kept. Whatever reads the cards (the card on a slot, a pile's top or size, who knows
+    a card) answers a fresh value: the same value for the same question until something is written, then
+    a new one. Statements that move, show or mark cards write nothing but that something was written.
+    Every state of the game is among the states this store allows, so a claim proved with it holds; a
+    claim about the cards usually cannot be proved with it (its CTI says so), and the precise store does.
+    """
+
+    what = "store with free cards"
+
+    def answer(self, what: tuple[Any, ...], kind: str) -> SVal:
+        """A fresh value for a question about the cards, the same for the same question in this content."""
+        value: SVal = self.remember(("free", *what), lambda: self._fresh_value(kind, what))
+        return value
+
+    def _fresh_value(self, kind: str, what: tuple[Any, ...]) -> SVal:
+        codes = self.codes
+        label = str(what[0]) if what else kind
+        if kind == "bool":
+            return BoolV(self.fresh(label, BOOL))
+        if kind == "int":
+            return IntV(self.fresh(label, INT))
+        if kind == "card":
+            x = self.fresh(label, INT)
+            self.side.append(T.and_(T.ge(x, NONE_ID), T.lt(x, codes.N)))
+            return CardV(x)
+        if kind == "player":
+            x = self.fresh(label, INT)
+            self.side.append(T.and_(T.ge(x, NONE_ID), T.lt(x, codes.n)))
+            return PlayerV(x)
+        if kind == "str":
+            return StrV(self.fresh(label, INT))
+        if kind == "slot":
+            p, n = self.fresh(label + ".p", INT), self.fresh(label + ".n", INT)
+            self.side.append(T.and_(T.ge(p, NONE_ID), T.lt(p, codes.n), T.ge(n, 1)))
+            return SlotV(p, n)
+        raise Unsupported(s.NOWHERE, f"a free value of kind {kind}")
+
+    def opaque(self, what: tuple[Any, ...], item: str) -> OpaqueV:
+        return OpaqueV(what, item, lambda key, kind: self.answer(key, kind))
+
+    def written(self) -> None:
+        """Something of the cards changed: every later question gets a fresh answer."""
+        self[("epoch",)] = self.fresh("epoch", INT)
+
+    # ------------------------------------------------------------ the Symbolic protocol, cards free
+    def card_at(self, slot: SVal, pos: s.Pos) -> SVal:
+        sl = _slot(slot, pos)
+        return self.answer(("card_at", sl.player.get_id(), sl.number.get_id()), "card")
+
+    def occupied(self, slot: SVal, pos: s.Pos) -> SVal:
+        card = self.card_at(slot, pos)
+        assert isinstance(card, CardV)
+        return BoolV(T.ne(card.term, NONE_ID))
+
+    def cards(self, player: SVal, pos: s.Pos) -> SVal:
+        return self.opaque(("cards", _player(player, pos).get_id()), "card")
+
+    def slots(self, player: SVal, free: bool, pos: s.Pos) -> SVal:
+        p = _player(player, pos)
+        if not free:
+            return self.opaque(("slots", p.get_id()), "slot")
+        count = self.answer(("free_count", p.get_id()), "int")
+        assert isinstance(count, IntV)
+        return SlotSetV(
+            p, count.term, lambda item: truth_of(self.answer(("free_slot", p.get_id(), _key(item)), "bool"))
+        )
+
+    def added_slot(self, player: SVal, preferred: SVal, pos: s.Pos) -> SVal:
+        if isinstance(player, NoneV):
+            return NoneV()
+        p = _player(player, pos)
+        n = self.answer(("added", p.get_id(), _key(preferred)), "int")
+        assert isinstance(n, IntV)
+        self.side.append(T.ge(n.term, 1))
+        return SlotV(p, n.term)
+
+    def size(self, value: SVal, pos: s.Pos) -> SVal:
+        if isinstance(value, (ListV, NoneV, SlotSetV)):
+            return super().size(value, pos)
+        if isinstance(value, OpaqueV):
+            n = value.answer(("size",), "int")
+        elif isinstance(value, PlaceV):
+            n = self.answer(("size", _key(value)), "int")
+        else:
+            raise Unsupported(pos, f"size of a {value.kind()}")
+        assert isinstance(n, IntV)
+        self.side.append(T.ge(n.term, 0))
+        return n
+
+    def top(self, place: SVal, pos: s.Pos) -> SVal:
+        if isinstance(place, NoneV):
+            return NoneV()
+        return self.answer(("top", _key(place)), "card")
+
+    def held(self, player: SVal, pos: s.Pos) -> SVal:
+        return self.opaque(("held", _player(player, pos).get_id()), "card")
+
+    def knows(self, player: SVal, card: SVal, pos: s.Pos) -> SVal:
+        return self.answer(("knows", _player(player, pos).get_id(), _card(card, pos).get_id()), "bool")
+
+    def marked(self, card: SVal, mark: SVal, pos: s.Pos) -> SVal:
+        return self.answer(("marked", _card(card, pos).get_id(), _key(mark)), "bool")
+
+
+def truth_of(v: SVal) -> Z:
+    return v.term if isinstance(v, BoolV) else FALSE
+
+
+def _key(v: SVal) -> tuple[Any, ...]:
+    out: list[Any] = [type(v).__name__, getattr(v, "pile", None)]
+    for f in ("term", "none", "player", "number"):
+        x = getattr(v, f, None)
+        if x is not None and hasattr(x, "get_id"):
+            out.append(x.get_id())
+    return tuple(out)
+
+
+SCALAR_PREFIXES = frozenset({"active", "phase", "round", "turn", "wn", "qn", "w", "q", "var", "pvar", "in",
+                             "protected", "err", "over", "draws", "epoch"})
+
+
+def free_state_keys(codes: Codes) -> list[tuple[Key, Any]]:
+    """The keys a store with free cards keeps: those of the game, not of the cards' layout."""
+    keys = [(key, sort) for key, sort in state_keys(codes) if key[0] in SCALAR_PREFIXES]
+    return [*keys, (("epoch",), INT)]
+
+
+def fresh_free_store(codes: Codes, prefix: str, side: list[Z] | None = None) -> FreeCards:
+    terms = {key: z3.Const(prefix + "!" + ".".join(str(x) for x in key), sort) for key, sort in free_state_keys(codes)}
+    return FreeCards(codes, terms, side if side is not None else [])

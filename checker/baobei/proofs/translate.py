@@ -127,6 +127,19 @@ class ListV(SVal):
 
 
 @dataclass(frozen=True)
+class OpaqueV(SVal):
+    """A list whose members the model does not keep (the cards of a tableau when the cards are free
+    values): a question about it has an answer, but a fresh one, the same for the same question."""
+
+    key: tuple[Any, ...]
+    item: str  # the kind of its items: card, slot, player, str
+    fresh: Callable[[tuple[Any, ...], str], SVal] = field(compare=False)
+
+    def answer(self, what: tuple[Any, ...], kind: str) -> SVal:
+        return self.fresh((*self.key, *what), kind)
+
+
+@dataclass(frozen=True)
 class SlotSetV(SVal):
     """The free slots of a tableau: a set with no bound on its members (slot numbers grow as cards are
     added), known by its size and by who belongs to it. `in` and `size` read it; a quantifier cannot."""
@@ -489,6 +502,8 @@ class Translator(ExprVisitor[SVal, Scope]):
             return T.or_(False, *(T.and_(T.eq(item.term, i), T.gt(c, 0)) for i, c in enumerate(container.counts)))
         if isinstance(container, SlotSetV):
             return container.member(item)
+        if isinstance(container, OpaqueV):
+            return truth(container.answer(("in", _ident(item)), "bool"), pos)
         if isinstance(container, NoneV):
             return FALSE
         raise Unsupported(pos, f"'in' on a {container.kind()}")
@@ -517,6 +532,9 @@ class Translator(ExprVisitor[SVal, Scope]):
 
     def quant(self, node: s.Quant, scope: Scope) -> SVal:
         domain = self.visit(node.domain, scope)
+        if isinstance(domain, OpaqueV):
+            kind = "bool" if node.kind in ("all", "any") else "int"
+            return domain.answer((node.kind, id(node), *_scope_idents(scope)), kind)
         items = self._items(domain, node.pos)
         kind = node.kind
         if kind in ("all", "any"):
@@ -550,6 +568,8 @@ class Translator(ExprVisitor[SVal, Scope]):
 
     def first(self, node: s.First, scope: Scope) -> SVal:
         domain = self.visit(node.domain, scope)
+        if isinstance(domain, OpaqueV):
+            return domain.answer(("first", id(node), *_scope_idents(scope)), domain.item)
         if isinstance(domain, ListV) and domain.orders:
             result: SVal = NoneV()
             for cond, ordered in reversed(domain.orders):
@@ -580,6 +600,8 @@ class Translator(ExprVisitor[SVal, Scope]):
 
     def filter(self, node: s.Filter, scope: Scope) -> SVal:
         domain = self.visit(node.domain, scope)
+        if isinstance(domain, OpaqueV):
+            return OpaqueV((*domain.key, "where", id(node), *_scope_idents(scope)), domain.item, domain.fresh)
         if isinstance(domain, BagV):
             items = self.model.card_items(domain, node.pos)
             counts = tuple(T.ite(self._keeps(node, x, T.gt(c, 0), scope), c, 0) for (x, _, c) in items)
@@ -591,6 +613,20 @@ class Translator(ExprVisitor[SVal, Scope]):
 
     def _keeps(self, node: s.Filter, item: SVal, present: Z, scope: Scope) -> Z:
         return truth(self.visit(node.cond, scope.under(present).bind(node.var, item)), node.pos)
+
+
+def _ident(v: SVal) -> tuple[Any, ...]:
+    """A value's terms by identity (a key of the fresh answers an opaque list gives)."""
+    out: list[Any] = [type(v).__name__]
+    for f in ("term", "none", "player", "number"):
+        x = getattr(v, f, None)
+        if x is not None and hasattr(x, "get_id"):
+            out.append(x.get_id())
+    return tuple(out)
+
+
+def _scope_idents(scope: Scope) -> tuple[Any, ...]:
+    return tuple((name, _ident(v)) for name, v in sorted(scope.names.items()))
 
 
 def _extreme(kind: str, bodies: list[tuple[SVal, Z, Z]], pos: s.Pos) -> SVal:
@@ -705,6 +741,8 @@ def merge(cond: Z, a: SVal, b: SVal, pos: s.Pos) -> SVal:
         a = none_like(b)
     if isinstance(b, NoneV):
         b = none_like(a)
+    if isinstance(a, OpaqueV) or isinstance(b, OpaqueV):
+        return _merge_opaque(cond, a, b)
     if type(a) is not type(b):
         raise Unsupported(pos, f"'if' gives a {a.kind()} or a {b.kind()}")
     if isinstance(a, (IntV, StrV, BoolV)):
@@ -726,6 +764,15 @@ def merge(cond: Z, a: SVal, b: SVal, pos: s.Pos) -> SVal:
         return SlotSetV(T.ite(cond, a.owner, b.owner), T.ite(cond, a.count, b.count),
                         lambda item: T.ite(cond, first.member(item), second.member(item)))
     raise Unsupported(pos, f"'if' between two {a.kind()} values")
+
+
+def _merge_opaque(cond: Z, a: SVal, b: SVal) -> OpaqueV:
+    """`if` between lists one of which the model does not keep: a list it does not keep either."""
+    known = a if isinstance(a, OpaqueV) else b
+    assert isinstance(known, OpaqueV)
+    if isinstance(a, OpaqueV) and isinstance(b, OpaqueV) and a.key == b.key:
+        return a
+    return OpaqueV(("if", cond.get_id(), _ident(a), _ident(b), id(a), id(b)), known.item, known.fresh)
 
 
 def _merge_lists(cond: Z, a: ListV, b: ListV, pos: s.Pos) -> ListV:

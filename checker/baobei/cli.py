@@ -19,7 +19,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .language.errors import BaoError, ScenarioError, SourceError, check_writable, read_source, write_output
+from .language.errors import (
+    BaoError,
+    ScenarioError,
+    SourceError,
+    check_writable,
+    read_source,
+    write_output,
+)
 from .language.paths import PROJECT_ROOT, default_rules_dir, default_scenarios_dir
 from .language.terminal import emit, is_terminal, progress, table
 from .language.text import plural
@@ -30,6 +37,7 @@ if TYPE_CHECKING:
     from .language.ruleset import Ruleset
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report a command that SIGINT ended
 
 
 class UsageError(BaoError):
@@ -590,10 +598,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     args = build_parser().parse_args(argv)
     try:
-        code: int = args.func(args)
+        code = int(args.func(args))
     except BaoError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        # Ctrl-C: one line instead of a traceback; files are written whole or not at all (write_output).
+        print("\ninterrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return code
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,7 +100,12 @@ def check_writable(path: Path) -> None:
 
 def write_output(path: Path, text: str) -> None:
     """Write a file the user named (a scenario, a report): a path that cannot be written is bad input."""
+    # Written beside it, then renamed: an interrupt never leaves half a file under the user's name.
+    part = path.with_name(f".{path.name}.part")
     try:
-        path.write_text(text, encoding="utf-8")
+        part.write_text(text, encoding="utf-8")
+        os.replace(part, path)
     except OSError as err:
         raise BaoError(f"{path}: cannot write: {err.strerror}") from None
+    finally:
+        part.unlink(missing_ok=True)

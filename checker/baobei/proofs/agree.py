@@ -151,9 +151,9 @@ def step_agrees(eng: Engine, sym: SymEngine, before: State, move: Move, after: S
     solver = z3.Solver()
     solver.add(*store.side, *draws_as(store, drawn))
     parts = same_state(store, after)
-    if solver.check(*parts.values()) == z3.sat:
+    if T.check(solver, *parts.values()) == z3.sat:
         return None
-    wrong = [part for part, cond in parts.items() if solver.check(cond) != z3.sat]
+    wrong = [part for part, cond in parts.items() if T.check(solver, cond) != z3.sat]
     return (f"{eng.describe(before, move)}: the relation cannot give the engine's "
             + (", ".join(wrong) if wrong else "state as a whole"))
 

@@ -76,7 +76,7 @@ def check_step(eng: Engine, rel: Relation, st: State, move: Move, after: State, 
     solver.add(*step.constraints, T.eq(step.sel, d.index), *_arguments(d, move), *_draws(step, d, drawn))
     text = eng.describe(st, move)
     for _ in range(20):
-        if solver.check() != z3.sat:
+        if T.check(solver) != z3.sat:
             return f"move {n}, {text}: the relation does not admit it"
         model = solver.model()
         if not _refine(eng, rel, model, solver):

@@ -37,7 +37,7 @@ from . import terms as T
 from .relation import Relation, Step, Witness
 from .symexec import Trail
 from .symmodel import StateModel
-from .symstate import SymState, fresh_state, well_formed
+from .symstate import SymState
 from .trace import Reader, Trace, read_trace, replay
 from .translate import BoolV, PlayerV, SVal, Translator, Unsupported, Z, truth
 
@@ -195,7 +195,7 @@ class Unrolling:
             if left_ms <= 0:
                 return [], False
             self.solver.set("timeout", left_ms)
-            answer = self.solver.check(T.or_(*[T.not_(f) for f in pending.values()]))
+            answer = T.check(self.solver, T.or_(*[T.not_(f) for f in pending.values()]))
             if answer == z3.unknown:
                 return [], False
             if answer == z3.unsat:
@@ -327,93 +327,6 @@ def _bmc(rules: Ruleset, players: int, depth: int, seconds: float, settle: int, 
     return report
 
 
-# ---------------------------------------------------------------- induction
-
-
-@dataclass
-class InductionReport:
-    inductive: set[str] = field(default_factory=set)
-    dropped: dict[str, str] = field(default_factory=dict)  # label -> why (the property that failed after a step)
-    seconds: float = 0.0
-
-
-def induction(rules: Ruleset, players: int, labels: set[str], timeout_ms: int = 60_000,
-              settle: int = 2) -> InductionReport:
-    """Houdini over the state invariants in `labels` (and the two pseudo-properties), then one step for
-    the transition invariants and progress properties in `labels`."""
-    began = time.perf_counter()
-    rel = Relation(rules, players, settle=settle)
-    props = [p for p in properties(rules) if p.label in labels or p.kind in ("rules",)]
-    pre = fresh_state(rel.layout, "ind")
-    step = rel.step(pre, 0)
-    solver = z3.Solver()
-    solver.set("timeout", timeout_ms)
-    solver.add(*well_formed(pre), rel.stop_condition(pre, rel.head(pre)), *step.constraints, *rel.take_side())
-    frame = _Frame(rules, rel, pre, step)
-    candidates = [p for p in props if p.kind == "state"]
-    report = InductionReport()
-    while True:
-        assumed = [frame.before(p) for p in candidates]
-        failed = None
-        for p in candidates:
-            answer = solver.check(*assumed, frame.within(), T.not_(frame.after(p)))
-            if answer != z3.unsat:
-                failed = p
-                report.dropped[p.label] = "not preserved by a step" if answer == z3.sat else "unknown"
-                break
-        if failed is None:
-            break
-        candidates.remove(failed)
-    report.inductive = {p.label for p in candidates}
-    assumed = [frame.before(p) for p in candidates]
-    for p in props:
-        if p.kind in ("transition", "progress", "rules"):
-            answer = solver.check(*assumed, frame.within(), T.not_(frame.after(p)))
-            if answer == z3.unsat:
-                report.inductive.add(p.label)
-            else:
-                report.dropped[p.label] = "not preserved by a step" if answer == z3.sat else "unknown"
-    report.seconds = time.perf_counter() - began
-    return report
-
-
-class _Frame:
-    """One step of the relation from an arbitrary state, with the properties before and after it."""
-
-    def __init__(self, rules: Ruleset, rel: Relation, pre: SymState, step: Step) -> None:
-        self.rules, self.rel, self.pre, self.step = rules, rel, pre, step
-        self.post = step.post
-
-    def within(self) -> Z:
-        """The step stays within the encoding (no bound exceeded, a state of the same round)."""
-        post = self.post
-        return T.and_(T.not_(post[("over",)]), T.not_(post[("left",)]))
-
-    def before(self, p: Prop) -> Z:
-        assert isinstance(p.decl, s.InvariantDecl)
-        return claim(Translator(self.rules, StateModel(self.pre)), p.decl, {})
-
-    def after(self, p: Prop) -> Z:
-        post = self.post
-        if p.kind == "rules":
-            return T.not_(post[("err",)])
-        assert p.decl is not None
-        if p.kind == "state":
-            assert isinstance(p.decl, s.InvariantDecl)
-            return T.implies(T.not_(post[("err",)]), claim(Translator(self.rules, StateModel(post)), p.decl, {}))
-        if p.kind == "transition":
-            assert isinstance(p.decl, s.InvariantDecl)
-            tr = TwoStates(self.rules, post, self.pre)
-            body = claim(tr, p.decl, transition_names(self.step))
-            return T.implies(T.and_(T.not_(self.step.stutter), T.not_(post[("err",)])), body)
-        assert isinstance(p.decl, s.ProgressDecl)
-        # Progress is a claim about the state before the step: somebody can move in it.
-        pre = self.pre
-        when = T.TRUE if p.decl.when is None else truth(Translator(self.rules, StateModel(pre)).expr(p.decl.when),
-                                                       p.decl.pos)
-        return T.implies(when, self.rel.someone_moves(pre))
-
-
 def search(rules: Ruleset, players: int, depth: int, labels: set[str], settle: int = 2) -> BmcReport:
     """One query for a violation of the named properties within `depth` moves (no proof of the depths
     before it): how a bug planted in a variant is found fast, as the model checker's own test."""
@@ -425,7 +338,7 @@ def search(rules: Ruleset, players: int, depth: int, labels: set[str], settle: i
     props = [p for p in unrolling.props if p.label in labels]
     goals = [(p, k, f) for k in range(depth + 1) for p in props if (f := unrolling.holds(p, k)) is not None]
     while True:
-        answer = unrolling.solver.check(T.or_(*[T.not_(f) for _, _, f in goals]))
+        answer = T.check(unrolling.solver, T.or_(*[T.not_(f) for _, _, f in goals]))
         if answer != z3.sat:
             break
         model = unrolling.solver.model()

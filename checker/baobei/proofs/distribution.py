@@ -23,6 +23,7 @@ from ..language.builtins import STATE_NAMES, Symbolic
 from ..language.kinds import declared_kind
 from ..language.ruleset import Ruleset, Species
 from ..language.walk import called, free_names
+from . import terms as T
 from .translate import (
     NONE_ID,
     TRUE,
@@ -333,7 +334,7 @@ def prove_state(rules: Ruleset, inv: s.InvariantDecl, players: int, timeout_ms: 
     solver.set("timeout", timeout_ms)
     solver.add(*model.constraints)
     solver.add(z3.Not(goal))
-    result = solver.check()
+    result = T.check(solver)
     reads = model.reads()
     if result == z3.unsat:
         return Outcome("proved", time.perf_counter() - start, reads=reads)
@@ -343,7 +344,7 @@ def prove_state(rules: Ruleset, inv: s.InvariantDecl, players: int, timeout_ms: 
     # (a variable the invariant itself does not read) belongs to the same model.
     display = _display_terms(rules, inv, tr, model.n)
     solver.add(*model.constraints)
-    if solver.check() != z3.sat:
+    if T.check(solver) != z3.sat:
         return Outcome("unknown", time.perf_counter() - start, "Z3 lost the counterexample", reads=reads)
     cex = read_cex(small_model(solver, model), model, tr, display)
     return Outcome("violated", time.perf_counter() - start, "", cex, reads)
@@ -358,11 +359,11 @@ def small_model(solver: Any, model: DistributionModel) -> Any:
         for extra in ([*piles_empty, *hands_empty], hands_empty, piles_empty, []):
             solver.push()
             solver.add(*(z3.Sum(*row) <= bound for row in model.tableau), *extra)
-            chosen = solver.model() if solver.check() == z3.sat else None
+            chosen = solver.model() if T.check(solver) == z3.sat else None
             solver.pop()
             if chosen is not None:
                 return chosen
-    solver.check()
+    T.check(solver)
     return solver.model()
 
 

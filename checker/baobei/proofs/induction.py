@@ -38,7 +38,17 @@ from . import terms as T
 from .arguments import fresh_args, fresh_maker
 from .concrete import state_of, store_of
 from .machine import Feasible, Path, SymEngine, explore, join
-from .store import FreeCards, SymStore, free_state_keys, fresh_free_store, fresh_store, scalar_ranges, well_formed
+from .store import (
+    Codes,
+    FreeCards,
+    SymStore,
+    free_state_keys,
+    fresh_free_store,
+    fresh_store,
+    reads_cards,
+    scalar_ranges,
+    well_formed,
+)
 from .translate import FALSE, TRUE, BoolV, PlayerV, SVal, Translator, Unsupported, Z, truth
 
 ACTOR, BY_ABILITY = TRANSITION_NAMES
@@ -190,6 +200,9 @@ def structure(st: SymStore) -> Z:
     return T.and_(TRUE, *(scalar_ranges(st) if isinstance(st, FreeCards) else well_formed(st)))
 
 
+CHECK_MS = 30_000  # Z3's time for one claim after one move: a claim it cannot judge in it is not proved
+
+
 def prove(rules: Ruleset, players: int, names: list[str], claims: list[s.InvariantDecl],
           transitions: list[s.InvariantDecl], progress: list[s.ProgressDecl], assumed: list[s.InvariantDecl],
           deadline: Callable[[], None]) -> Proof:
@@ -203,13 +216,10 @@ def prove(rules: Ruleset, players: int, names: list[str], claims: list[s.Invaria
     pre_claims = _claims(rules, rel.pre, alive)
     base = [claim(Translator(rules, rel.pre), d) for d in assumed]
     _base_case(rules, rel, rel.initial(), alive, out)
-    steps: list[Step] = []
+    # The steps are built once, for every state of the encoding: Houdini only weakens what it assumes.
+    steps = rel.build(deadline)
     changed = True
     while changed:
-        # The steps are built for the states that satisfy the living claims (their paths pruned so): when
-        # one is dropped, they are built again without it.
-        rel.feasible = Feasible([*base, *[pre_claims[name] for name in alive]])
-        steps = rel.build(deadline)
         changed = False
         for step in steps:
             deadline()
@@ -235,7 +245,7 @@ def _base_case(rules: Ruleset, rel: Relation, init: SymStore, alive: dict[str, A
     solver.add(*rel.side)
     goals = _claims(rules, init, alive)
     for name, goal in goals.items():
-        if solver.check(T.not_(goal)) == z3.sat:
+        if T.check(solver, T.not_(goal)) == z3.sat:
             eng = Engine(rules)
             after = state_of(eng, rel.codes, init, solver.model(), rel.names)
             out.ctis[name] = Cti(name, "", None, after)
@@ -244,33 +254,32 @@ def _base_case(rules: Ruleset, rel: Relation, init: SymStore, alive: dict[str, A
 
 def _houdini_step(rules: Ruleset, rel: Relation, step: Step, base: list[Z], pre_claims: dict[str, Z],
                   alive: dict[str, Any], out: Proof) -> bool:
-    """Check every living claim after one step, assuming all before it; drop those broken (with a CTI).
-    True when a claim was dropped."""
+    """Check every living claim after one step, assuming all before it; drop those broken (with a CTI) or
+    that Z3 cannot judge in its time. True when a claim was dropped."""
     goals = _claims(rules, step.post, alive)
     # A claim whose terms the step left as they were is kept by it (Z3's terms are shared: same is same).
     goals = {name: g for name, g in goals.items() if not T.same(g, pre_claims[name])}
     if not goals:
         return False
     solver = z3.Solver()
+    solver.set("timeout", CHECK_MS)
     solver.add(*rel.side, *base, step.allowed)
     solver.add(*[pre_claims[name] for name in alive])
     dropped = False
-    while goals:
-        if solver.check(T.or_(*[T.not_(g) for g in goals.values()])) != z3.sat:
-            break
-        model = solver.model()
-        broken = [name for name, g in goals.items() if z3.is_false(model.eval(g, model_completion=True))]
-        if not broken:
-            break
-        eng = Engine(rules)
-        before = state_of(eng, rel.codes, rel.pre, model, rel.names)
-        after = state_of(eng, rel.codes, step.post, model, rel.names)
-        text = _describe(rel, step, model)
-        for name in broken:
-            goals.pop(name)
-            out.ctis[name] = Cti(name, text, before, after)
-            alive.pop(name, None)
-            dropped = True
+    for name, goal in goals.items():
+        answer = T.check(solver, T.not_(goal))
+        if answer == z3.unsat:
+            continue
+        dropped = True
+        alive.pop(name, None)
+        if answer == z3.sat:
+            model = solver.model()
+            eng = Engine(rules)
+            before = state_of(eng, rel.codes, rel.pre, model, rel.names)
+            after = state_of(eng, rel.codes, step.post, model, rel.names)
+            out.ctis[name] = Cti(name, _describe(rel, step, model), before, after)
+        else:
+            out.ctis[name] = Cti(name, f"{step.cm.name} (Z3 gave no answer in {CHECK_MS // 1000} s)", None, None)
     return dropped
 
 
@@ -290,8 +299,12 @@ def _transition(rules: Ruleset, rel: Relation, steps: list[Step], assumed: list[
         if T.is_true(goal):
             continue
         solver = z3.Solver()
+        solver.set("timeout", CHECK_MS)
         solver.add(*rel.side, *assumed, step.allowed)
-        if solver.check(T.not_(goal)) == z3.sat:
+        answer = T.check(solver, T.not_(goal))
+        if answer == z3.unknown:
+            return Cti(decl.ident, f"{step.cm.name} (Z3 gave no answer in {CHECK_MS // 1000} s)", None, None)
+        if answer == z3.sat:
             model = solver.model()
             eng = Engine(rules)
             return Cti(decl.ident, _describe(rel, step, model), state_of(eng, rel.codes, rel.pre, model, rel.names),
@@ -299,4 +312,68 @@ def _transition(rules: Ruleset, rel: Relation, steps: list[Step], assumed: list[
     return None
 
 
-__all__ = ["FALSE", "Proof", "Unsupported", "prove"]
+# ---------------------------------------------------------------- what verify asks
+
+
+@dataclass
+class InductionReport:
+    """The properties of one player count that induction proved for every reachable state, and why the
+    others were not (a CTI's move, the cards the abstraction leaves out, no answer in time)."""
+
+    inductive: set[str] = field(default_factory=set)  # labels: "invariant NAME"
+    dropped: dict[str, str] = field(default_factory=dict)  # label -> why not proved
+    ctis: dict[str, Cti] = field(default_factory=dict)  # label -> the counterexample to induction
+    lemmas: list[str] = field(default_factory=list)  # the rules' lemmas proved with them
+    seconds: float = 0.0
+
+
+def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
+              deadline: Callable[[], None]) -> InductionReport:
+    """Induction with free cards (store.FreeCards) over the invariants named in `labels` and the rules'
+    lemmas: the claims that read no card are proved together (Houdini), then each transition invariant on
+    one move from every state satisfying them. A claim that reads the cards is not tried: the abstraction
+    leaves the cards out, so it could only fail (its reason says so)."""
+    began = time.perf_counter()
+    report = InductionReport()
+    probe_store = fresh_free_store(Codes(rules, players), "probe")
+    probe_store.fresh = fresh_maker("probe")
+    probe = Translator(rules, probe_store)
+    claims: list[s.InvariantDecl] = []
+    transitions: list[s.InvariantDecl] = []
+    for decl in rules.invariants.values():
+        label = f"invariant {decl.ident}"
+        if label not in labels and not decl.lemma:
+            continue
+        if decl.two_state:
+            transitions.append(decl)
+        elif reads_cards(claim(probe, decl)):
+            report.dropped[label] = "reads the cards, which induction over free cards leaves out"
+        else:
+            claims.append(decl)
+    proof = prove(rules, players, names, claims, transitions, [], [], deadline)
+    for name in proof.proved:
+        proved = rules.invariants.get(name)
+        if proved is not None and proved.lemma:
+            report.lemmas.append(name)
+        elif proved is not None:
+            report.inductive.add(f"invariant {name}")
+    for name, cti in proof.ctis.items():
+        report.dropped[f"invariant {name}" if name in rules.invariants else name] = cti_reason(cti)
+        report.ctis[f"invariant {name}" if name in rules.invariants else name] = cti
+    for name, found in proof.transitions.items():
+        if found is None:
+            report.inductive.add(f"invariant {name}")
+        else:
+            report.dropped[f"invariant {name}"] = cti_reason(found)
+            report.ctis[f"invariant {name}"] = found
+    report.seconds = time.perf_counter() - began
+    return report
+
+
+def cti_reason(cti: Cti) -> str:
+    if cti.before is None and cti.after is not None:
+        return "a deal breaks it"
+    return f"not kept by {cti.move} from a state satisfying the other claims"
+
+
+__all__ = ["FALSE", "InductionReport", "Proof", "Unsupported", "prove", "reachable"]

@@ -37,7 +37,7 @@ from ..language import syntax as s
 from ..language.errors import EngineError, Rejection
 from ..language.ruleset import ALL_CARDS, Ruleset
 from . import terms as T
-from .store import BOX, INT, LIMBO, Codes, FreeCards, Key, SymStore, parts_for, value_of
+from .store import BOX, INT, LIMBO, Codes, FreeCards, Key, SymStore, parts_for, truth_of, value_of
 from .translate import (
     FALSE,
     NONE_ID,
@@ -94,7 +94,7 @@ class Feasible:
         if known is None:
             self.solver.push()
             self.solver.add(*conds)
-            known = self.cache[key] = self.solver.check() != z3.unsat  # unknown: keep the path
+            known = self.cache[key] = T.check(self.solver) != z3.unsat  # unknown: keep the path
             self.solver.pop()
         return known
 
@@ -1043,7 +1043,8 @@ def free_card_effects(ops: type, codes: Codes) -> type:
         def random_item(ctx: SymCtx, domain: Any, kind: str) -> SVal:
             value = sval(domain)
             if isinstance(value, ListV):
-                picked: SVal = ops.random_item(ctx, domain, kind)
+                base: Any = ops
+                picked: SVal = base.random_item(ctx, domain, kind)
                 return picked
             return fresh(ctx.st, ("pick", _key_of(value)), "card" if kind == "card" else "player")
 
@@ -1228,8 +1229,13 @@ class SymEngine(Engine):
         return "the player"
 
     def has_choice(self, st: Any, player: Any, cm: CompiledMove) -> bool:
-        """Some argument tuple is a legal choice: a fresh witness from the domains (see arguments.py)."""
+        """Some argument tuple is a legal choice: a fresh witness from the domains (see arguments.py). With
+        free cards, whether a choice exists is a question about the cards: a free answer (any answer is
+        one some layout of the cards gives, so every state's answer is among them)."""
         from .arguments import fresh_args
+
+        if isinstance(st, FreeCards):
+            return bool(st.decide(truth_of(st.answer(("choice", cm.name, _key_of(sval(player))), "bool"))))
 
         def legality() -> Z:
             args, domains = fresh_args(self, st, cm, sval(player), "choice")
@@ -1239,6 +1245,17 @@ class SymEngine(Engine):
         owner = sval(player)
         key = ("choice", cm.name, owner.term.get_id() if isinstance(owner, PlayerV) else -1)
         return bool(st.decide(st.remember(key, legality)))
+
+    def blocked_step(self, st: Any, cm: CompiledMove, env: dict[str, Any]) -> s.ProtectDecl | None:
+        """With free cards, whether a step's choice would change a protected tableau depends on the cards
+        it moves: a free answer whenever a protection holds (the trial run on the kept values says no more)."""
+        if not isinstance(st, FreeCards) or not cm.decl.is_step or not self.protections:
+            return super().blocked_step(st, cm, env)
+        if not self.effects.any_protected(self.new_ctx(st, {}, None)):
+            return None
+        if st.decide(truth_of(st.answer(("blocked", cm.name), "bool"))):
+            return self.protections[0].decl
+        return None
 
     def check_tables(self, n: int) -> None:
         return None

@@ -53,6 +53,7 @@ from ..language.ruleset import ALL_CARDS, Ruleset, Species
 from ..language.statements import CardEffect, spec_of
 from ..language.text import stmt_text
 from ..language.walk import ExprVisitor, walk_expr
+from . import terms as T
 from .distribution import Outcome
 from .translate import TRUE, IntV, ListV, SVal, SymbolicModel, Translator, Unsupported, Z, species_fact
 
@@ -798,7 +799,7 @@ def prove_rule(rules: Ruleset, inv: s.InvariantDecl, players: int, rule: Transit
     solver = z3.Solver()
     solver.add(*run.constraints)
     solver.add(z3.Not(goal))
-    result = solver.check()
+    result = T.check(solver)
     if result == z3.unknown:
         raise Unsupported(rule.pos, f"Z3 gave no answer ({solver.reason_unknown()})")
     return (solver.model() if result == z3.sat else None), prover

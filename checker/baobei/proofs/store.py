@@ -733,6 +733,7 @@ def fresh_store(codes: Codes, prefix: str, side: list[Z] | None = None) -> SymSt
     return SymStore(codes, terms, side if side is not None else [])
 
 
+FREE_MARK = "free:"  # the name of every fresh answer of store.FreeCards
 CARD_KEYS = frozenset({"loc", "slot", "ts", "known", "mark", "size", "nslots", "clock", "hand", "draws"})
 
 
@@ -749,7 +750,7 @@ def reads_cards(term: Z) -> bool:
         if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
             name = x.decl().name()
             key = name.split("!", 1)[-1].split(".", 1)[0]
-            if key in CARD_KEYS:
+            if key in CARD_KEYS or key.startswith(FREE_MARK):
                 return True
         stack.extend(x.children())
     return False
@@ -858,7 +859,7 @@ class FreeCards(SymStore):
 
     def _fresh_value(self, kind: str, what: tuple[Any, ...]) -> SVal:
         codes = self.codes
-        label = str(what[0]) if what else kind
+        label = f"{FREE_MARK}{what[0] if what else kind}"  # reads_cards tells these from the kept values
         if kind == "bool":
             return BoolV(self.fresh(label, BOOL))
         if kind == "int":

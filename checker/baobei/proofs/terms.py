@@ -272,3 +272,16 @@ def largest(term: Z) -> int | None:
         a, b = largest(term.arg(1)), largest(term.arg(2))
         return None if a is None or b is None else max(a, b)
     return None
+
+
+# Z3 answers "unknown" when Ctrl-C arrives during a check: a prover must not mistake that for an answer.
+# ("canceled" is no interrupt: Z3 says so when a check's timeout ends it.)
+INTERRUPTED = frozenset({"interrupted from keyboard"})
+
+
+def check(solver: Any, *assumptions: Z) -> Any:
+    """`solver.check`, but an interrupt (Ctrl-C) during it is raised as KeyboardInterrupt."""
+    answer = solver.check(*assumptions)
+    if answer == z3.unknown and solver.reason_unknown() in INTERRUPTED:
+        raise KeyboardInterrupt
+    return answer

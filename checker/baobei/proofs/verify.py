@@ -48,14 +48,16 @@ from ..language.small_deck import small_deck
 from ..language.terminal import emit as show_line
 from ..language.terminal import progress
 from ..language.text import plural
-from ..play.explore import Failure, Report, explore, failure_scenario
+from ..play.campaign import ignore_interrupts
+from ..play.explore import NAMES, Failure, Report, explore, failure_scenario
 from ..play.tables import DEFAULT_TABLE_DEPTH, Start, TablesReport, explore_tables, scenario_tables
 from ..scenarios.parser import parse_scenario_text
 from ..scenarios.runner import check_invariants
 from ..scenarios.setup import build_table
 from ..scenarios.syntax import Table
-from .bmc import RULES_RUN, BmcReport, Finding, InductionReport, bmc, induction, properties
+from .bmc import RULES_RUN, BmcReport, Finding, bmc, properties
 from .distribution import Outcome, StateCex, prove_state
+from .induction import InductionReport, reachable
 from .placement import prove_placement, reads_places, transitions
 from .report import (
     Method,
@@ -182,9 +184,9 @@ class Relations:
             return Transitions(None, None, str(err))
         inductive = None
         if self.induction:
-            say(f"  ... induction with {players} players")
+            say(f"  ... induction with {players} players: every move of the rules from any state, cards free")
             open_labels = {p.label for p in properties(small, self.skip) if p.label not in found.findings}
-            inductive = induction(small, players, open_labels)
+            inductive = reachable(self.rules, players, list(NAMES[:players]), open_labels, lambda: None)
         return Transitions(found, inductive, "")
 
 
@@ -223,7 +225,7 @@ def judge_counts(searches: Searches, relations: Relations, counts: list[int], wo
     searches.prepare()  # parsed once here, inherited by every worker
     _WORK = (searches, relations)
     try:
-        with multiprocessing.get_context("fork").Pool(min(workers, len(todo))) as pool:
+        with multiprocessing.get_context("fork").Pool(min(workers, len(todo)), initializer=ignore_interrupts) as pool:
             for players, data in pool.imap_unordered(_judge_count, todo):
                 if data is not None:
                     _, report, tables, transitions = pickle.loads(data)
@@ -351,8 +353,10 @@ def relation_detail(label: str, relation: Transitions) -> str:
     if b.bound_reached:
         text += f"; a state beyond the encoding's bounds is reachable at depth {b.depth + 1}"
     if relation.induction is not None and label in relation.induction.inductive:
-        text = "inductive (Z3: one step from any state of the encoding that satisfies the inductive invariants); " \
-               + text
+        text = "proved for every reachable state (induction: kept by every move of the rules from any state " \
+               "satisfying the proved claims, cards free); " + text
+    elif relation.induction is not None and label in relation.induction.dropped:
+        text = f"induction did not prove it: {relation.induction.dropped[label]}; " + text
     return text
 
 

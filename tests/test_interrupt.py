@@ -1,0 +1,72 @@
+"""Ctrl-C: every long command stops at once with one line and exit 130, never a traceback, and leaves
+no half-written output file (issues 27 and 29)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from baobei.language.errors import write_output
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "scenarios"
+
+# Each command runs far longer than the pause before the interrupt.
+LONG_COMMANDS = {
+    "check": ["check", *[str(SCENARIOS)] * 60],
+    "verify": ["verify", "--players", "2", "--workers", "1"],
+    "explore": ["explore", "--players", "3", "--depth", "40", "--deals", "50", "--max-states", "10000000"],
+    "simulate": ["simulate", "--players", "4", "--matches", "100000", "--workers", "2", "--out", "{out}"],
+    "bench": ["bench", "--players", "4", "--rounds", "1000000"],
+}
+
+
+def interrupted(args: list[str], after: float) -> tuple[int, str, float]:
+    """Run `baobei ARGS`, send SIGINT after `after` seconds; the exit code, stderr, and how long it took
+    to stop."""
+    proc = subprocess.Popen([sys.executable, "-m", "baobei.cli", *args], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    time.sleep(after)
+    assert proc.poll() is None, f"baobei {' '.join(args)} ended before the interrupt: pick a longer run"
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    try:
+        _, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail(f"baobei {' '.join(args)} did not stop within 20 s of Ctrl-C")
+    return proc.returncode, err, time.monotonic() - sent
+
+
+@pytest.mark.parametrize("name", sorted(LONG_COMMANDS))
+def test_ctrl_c_exits_130_without_traceback(name: str, tmp_path: Path) -> None:
+    args = [a.replace("{out}", str(tmp_path / "sim")) for a in LONG_COMMANDS[name]]
+    # Once during the start (compiling the rules), once in the work itself.
+    code, err, _ = interrupted(args, 0.5)
+    assert (code, "Traceback" in err) == (130, False), err[-2000:]
+    code, err, stopped = interrupted(args, 4.0)
+    assert (code, "Traceback" in err) == (130, False), err[-2000:]
+    assert err.strip().splitlines()[-1] == "interrupted"
+    assert stopped < 5.0, f"{name} took {stopped:.1f} s to stop"
+
+
+def test_output_is_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An interrupt while a file is written leaves the old file as it was and no stray part file."""
+    target = tmp_path / "report.md"
+    target.write_text("old", encoding="utf-8")
+
+    def broken(self: Path, text: str, encoding: str = "utf-8") -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Path, "write_text", broken)
+    with pytest.raises(KeyboardInterrupt):
+        write_output(target, "new")
+    monkeypatch.undo()
+    assert target.read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]

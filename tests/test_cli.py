@@ -419,3 +419,29 @@ def test_docs_site_into_a_file_is_bad_input(tmp_path: Path, capsys: Capture) -> 
     target.write_text("x", encoding="utf-8")
     assert main(["docs", "--site", str(target)]) == 2
     assert "is a file" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- conventions (issue 29)
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert re.fullmatch(r"baobei \d+\.\d+\.\d+\S*\n", capsys.readouterr().out)
+
+
+def test_global_rules_option_before_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`baobei --rules DIR check` reads DIR as `baobei check --rules DIR` does; the command's own option wins."""
+    missing = tmp_path / "no_rules"
+    assert main(["--rules", str(missing), "rules"]) == 2
+    assert f"{missing}: rules directory not found" in capsys.readouterr().err
+    assert main(["--rules", str(missing), "rules", "--rules", str(default_rules_dir())]) == 0
+
+
+def test_help_shows_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "rounds to play per run (default: 200)" in out
+    assert "players at the table (default: 4)" in out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.metadata
 import json
 import signal
 import sys
@@ -451,9 +452,30 @@ EXIT_CODES = {
 }
 
 
+class DefaultsShown(argparse.HelpFormatter):
+    """Every option's default in --help, unless its text already says it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def package_version() -> str:
+    try:
+        return importlib.metadata.version("baobei")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="baobei", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    # A global option may come before the command too (`baobei --rules DIR check`); the command's own
+    # --rules, given after it, wins (SUPPRESS: an absent one does not overwrite the global value).
+    parser.add_argument("--rules", metavar="DIR", default=None, help="rules directory (a variant); default: rules/")
     sub = parser.add_subparsers(dest="command", required=True)
     commands: list[tuple[str, str, Callable[[argparse.Namespace], int]]] = [
         ("check", "replay scenario files and report", cmd_check),
@@ -470,8 +492,10 @@ def build_parser() -> argparse.ArgumentParser:
          cmd_referee),
     ]
     for name, help_text, func in commands:
-        p = sub.add_parser(name, help=help_text, description=f"{help_text}. {EXIT_CODES.get(name, EXIT_TEXT)}")
-        p.add_argument("--rules", metavar="DIR", help="rules directory (a variant); default: rules/")
+        p = sub.add_parser(name, help=help_text, description=f"{help_text}. {EXIT_CODES.get(name, EXIT_TEXT)}",
+                           formatter_class=DefaultsShown)
+        p.add_argument("--rules", metavar="DIR", default=argparse.SUPPRESS,
+                       help="rules directory (a variant); default: rules/")
         p.set_defaults(func=func)
         if name == "check":
             p.add_argument("paths", nargs="*", help="scenario files or directories (default: scenarios/)")

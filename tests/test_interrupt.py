@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from baobei.language.errors import write_output
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -445,3 +445,17 @@ def test_help_shows_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     out = " ".join(capsys.readouterr().out.split())
     assert "rounds to play per run (default: 200)" in out
     assert "players at the table (default: 4)" in out
+
+
+def test_explain_svg_into_a_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--svg names a directory: a file there, or a place that cannot be made, is bad input (exit 2), found
+    before the replay, never a traceback with the exit code of a failed scenario."""
+    scenario = str(sorted(default_scenarios_dir().rglob("*.scenario"))[0])
+    occupied = tmp_path / "pictures"
+    occupied.write_text("not a directory", encoding="utf-8")
+    assert main(["explain", scenario, "--svg", str(occupied)]) == 2
+    assert f"{occupied}: exists and is not a directory" in capsys.readouterr().err
+    inside = occupied / "deeper"
+    assert main(["explain", scenario, "--svg", str(inside)]) == 2
+    assert f"{inside}: cannot make the directory" in capsys.readouterr().err
+    assert occupied.read_text(encoding="utf-8") == "not a directory"

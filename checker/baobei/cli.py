@@ -24,6 +24,7 @@ from .language.errors import (
     BaoError,
     ScenarioError,
     SourceError,
+    check_directory,
     check_writable,
     read_source,
     write_output,
@@ -134,6 +135,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from .scenarios.parser import parse_scenario_file
     from .scenarios.runner import engine_for, run_scenario
 
+    if args.svg:
+        check_directory(Path(args.svg))  # before the replay: a bad place is bad input, not a failed scenario
     eng = engine_for(_rules_dir(args))
     scenario = parse_scenario_file(Path(args.file))
     result = run_scenario(scenario, eng, snapshots=True)

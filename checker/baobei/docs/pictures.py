@@ -23,6 +23,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from ..engine.engine import Engine
 from ..engine.state import State
+from ..language.errors import write_output
 from ..scenarios.runner import ScenarioResult
 from .trace import Shot
 
@@ -524,7 +525,7 @@ def write_step_pictures(eng: Engine, result: ScenarioResult, directory: Path, st
         before, after = step_pictures(eng, state, entry.state, f"line {line}: {entry.text}")
         for suffix, svg in (("before", before), ("after", after)):
             path = directory / f"{name}-{suffix}.svg"
-            path.write_text(svg, encoding="utf-8", newline="\n")
+            write_output(path, svg)
             written.append(path)
         state = entry.state
     return written

@@ -98,6 +98,19 @@ def check_writable(path: Path) -> None:
         raise BaoError(f"{path}: cannot write: no directory {path.parent}")
 
 
+def check_directory(path: Path) -> None:
+    """An output directory the user named (pictures, a site): made if missing; one that cannot be made or
+    written into is bad input, found before any work is done."""
+    if path.exists() and not path.is_dir():
+        raise BaoError(f"{path}: exists and is not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise BaoError(f"{path}: cannot make the directory: {err.strerror}") from None
+    if not os.access(path, os.W_OK):
+        raise BaoError(f"{path}: the directory cannot be written into")
+
+
 def write_output(path: Path, text: str) -> None:
     """Write a file the user named (a scenario, a report): a path that cannot be written is bad input."""
     # Written beside it, then renamed: an interrupt never leaves half a file under the user's name.

@@ -26,11 +26,17 @@ LONG_COMMANDS = {
 }
 
 
+def default_interrupts() -> None:
+    """The child hears Ctrl-C even where this process was started to ignore it (a background job)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupted(args: list[str], after: float) -> tuple[int, str, float]:
     """Run `baobei ARGS`, send SIGINT after `after` seconds; the exit code, stderr, and how long it took
     to stop."""
     proc = subprocess.Popen([sys.executable, "-m", "baobei.cli", *args], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                            preexec_fn=default_interrupts)
     time.sleep(after)
     assert proc.poll() is None, f"baobei {' '.join(args)} ended before the interrupt: pick a longer run"
     proc.send_signal(signal.SIGINT)

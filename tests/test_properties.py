@@ -185,7 +185,10 @@ def test_old_reads_the_state_before_with_the_names_bound_around_it(make_variant:
 
 def test_state_invariants_skip_transition_invariants(default_engine: Engine) -> None:
     st = dealt(default_engine)
-    st.vars["shield"] = "active"  # an active shield, no caller: the state invariants do not care
+    st.vars["shield"] = "active"  # an active shield without a caller: the lemma shield_after_call says no
+    broken = default_engine.broken_invariant(st)
+    assert broken is not None and broken.ident == "shield_after_call"
+    st.vars["bao_caller"] = 1  # a caller's active shield: every state invariant holds
     assert default_engine.broken_invariant(st) is None
     after = st.copy()
     after.vars["shield"] = "armed"

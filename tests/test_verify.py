@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import json
 import re
 import shutil
 import subprocess
@@ -497,3 +498,17 @@ def test_a_claim_about_reached_states_says_what_it_reads() -> None:
     text = (default_rules_dir().parent / "docs" / "invariants.md").read_text(encoding="utf-8")
     section = text.split("## deal_gives_hand_size", 1)[1].split("\n## ", 1)[0]
     assert "It reads no state" not in section and "the cards of the tableaux" in section
+
+
+def test_json_results_follow_their_schema(tmp_path: Path) -> None:
+    """--json FILE: every result printed is in the file, in the documented schema, with the same status."""
+    from jsonschema import Draft202012Validator
+
+    target = tmp_path / "verify.json"
+    code, out, err = verify("--players", "2", "--json", str(target))
+    assert code == 0, out + err
+    data = json.loads(target.read_text(encoding="utf-8"))
+    schema = json.loads((Path(__file__).resolve().parent.parent / "docs" / "verify.schema.json").read_text())
+    Draft202012Validator(schema).validate(data)
+    assert {(r["property"], r["players"]): r["status"] for r in data["results"]} == statuses(out)
+    assert data["player_counts"] == [2] and sum(data["tally"].values()) == len(data["results"]) > 0

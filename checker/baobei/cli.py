@@ -10,9 +10,11 @@ scenario, a property), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import dataclasses
 import importlib.metadata
 import json
+import os
 import signal
 import sys
 import time
@@ -564,6 +566,8 @@ def build_parser() -> argparse.ArgumentParser:
         elif name == "verify":
             p.add_argument("--players", type=int, help="one player count (default: every allowed count)")
             p.add_argument("--emit-scenario", metavar="FILE", help="write a counterexample as a scenario")
+            p.add_argument("--json", metavar="FILE", dest="json_out",
+                           help="also write every result as JSON (schema: docs/verify.schema.json)")
             p.add_argument("--only", action="append", metavar="NAME",
                            help="judge only this property (repeat for more); the others are left out of the "
                                 "bounded model checking too, which is then much faster")
@@ -623,18 +627,48 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(signal, "SIGPIPE"):
         # When the reader goes away (`baobei verify | head`), end quietly as Unix tools do.
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         code = int(args.func(args))
     except BaoError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        # Ctrl-C: one line instead of a traceback; files are written whole or not at all (write_output).
-        print("\ninterrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupted()
+    except (ImportError, ctypes.ArgumentError) as err:
+        # Ctrl-C inside native code surfaces as that code's error: a compiled module's initialisation
+        # (matplotlib's) as ImportError, a call into Z3's C API as ctypes' ArgumentError.
+        if caused_by_interrupt(err):
+            return interrupted()
+        raise
     return code
 
 
+def caused_by_interrupt(err: BaseException) -> bool:
+    seen: BaseException | None = err
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt) or any(isinstance(a, KeyboardInterrupt) for a in seen.args):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def interrupted() -> int:
+    """Ctrl-C: one line instead of a traceback; files are written whole or not at all (write_output)."""
+    print("\ninterrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def entry() -> None:
+    """The `baobei` command. After Ctrl-C it leaves at once: a module whose initialisation the interrupt
+    cut short may crash the interpreter's own shutdown, which would turn exit 130 into an abort."""
+    code = main()
+    if code == EXIT_INTERRUPTED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

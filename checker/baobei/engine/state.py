@@ -316,6 +316,9 @@ class State:
     def is_protected(self, player: Player) -> bool:
         return bool(self.protected >> player & 1)
 
+    def waiting_count(self) -> int:
+        return len(self.waiting)
+
     def window_value(self, attr: str) -> Any:
         windows = self.windows
         if not windows:

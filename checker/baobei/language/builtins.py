@@ -53,6 +53,7 @@ class Table(Protocol):
     def is_marked(self, card: int, mark: str) -> bool: ...
     def is_protected(self, player: int) -> bool: ...
     def window_value(self, attr: str) -> Any: ...
+    def waiting_count(self) -> int: ...
 
 
 class Symbolic(Protocol):
@@ -222,6 +223,8 @@ STATE_NAMES: dict[str, Builtin] = {b.name: b for b in (
             _window("used"), _state("window_used", "bool"), False),
     Builtin("window_players", (), "list player", "The players who may call on the open window.",
             _window("players"), _state("window_players", "list player"), _EMPTY),
+    Builtin("waiting", (), "int", "How many triggered abilities wait to be used or judged, first come first.",
+            lambda t: t.waiting_count(), _state("waiting", "int")),
 )}
 
 # Names bound while a rule runs: the player making the move, the card whose ability it is.

@@ -50,7 +50,7 @@ from .translate import (
 
 
 def concrete(term: Z) -> int | None:
-    t = z3.simplify(term)
+    t = T.simplify(term)
     return int(t.as_long()) if z3.is_int_value(t) else None
 
 
@@ -295,6 +295,7 @@ class Outcome:
     cex: StateCex | None = None
     reads: list[str] = field(default_factory=list)
     trace: object = None  # a violation the engine's search reached (play/explore.py's Failure)
+    cti: list[str] = field(default_factory=list)  # induction's counterexample, as scenario lines
 
 
 def referenced_defines(rules: Ruleset, inv: s.InvariantDecl) -> list[str]:

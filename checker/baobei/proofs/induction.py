@@ -33,6 +33,7 @@ from ..engine.engine import Engine
 from ..engine.legality import CompiledMove
 from ..language import syntax as s
 from ..language.builtins import TRANSITION_NAMES
+from ..language.errors import BaoError
 from ..language.ruleset import Ruleset
 from . import terms as T
 from .arguments import fresh_args, fresh_maker
@@ -322,7 +323,7 @@ class InductionReport:
 
     inductive: set[str] = field(default_factory=set)  # labels: "invariant NAME"
     dropped: dict[str, str] = field(default_factory=dict)  # label -> why not proved
-    ctis: dict[str, Cti] = field(default_factory=dict)  # label -> the counterexample to induction
+    ctis: dict[str, list[str]] = field(default_factory=dict)  # label -> its counterexample to induction, as lines
     lemmas: list[str] = field(default_factory=list)  # the rules' lemmas proved with them
     seconds: float = 0.0
 
@@ -344,10 +345,11 @@ def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
         label = f"invariant {decl.ident}"
         if label not in labels and not decl.lemma:
             continue
-        if decl.two_state:
-            transitions.append(decl)
-        elif reads_cards(claim(probe, decl)):
+        if reads_cards(claim(TwoStates(rules, probe_store, probe_store) if decl.two_state else probe, decl,
+                             {ACTOR: PlayerV(T.num(0)), BY_ABILITY: BoolV(TRUE)} if decl.two_state else None)):
             report.dropped[label] = "reads the cards, which induction over free cards leaves out"
+        elif decl.two_state:
+            transitions.append(decl)
         else:
             claims.append(decl)
     proof = prove(rules, players, names, claims, transitions, [], [], deadline)
@@ -359,15 +361,32 @@ def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
             report.inductive.add(f"invariant {name}")
     for name, cti in proof.ctis.items():
         report.dropped[f"invariant {name}" if name in rules.invariants else name] = cti_reason(cti)
-        report.ctis[f"invariant {name}" if name in rules.invariants else name] = cti
+        report.ctis[f"invariant {name}" if name in rules.invariants else name] = cti_lines(rules, cti)
     for name, found in proof.transitions.items():
         if found is None:
             report.inductive.add(f"invariant {name}")
         else:
             report.dropped[f"invariant {name}"] = cti_reason(found)
-            report.ctis[f"invariant {name}"] = found
+            report.ctis[f"invariant {name}"] = cti_lines(rules, found)
     report.seconds = time.perf_counter() - began
     return report
+
+
+def cti_lines(rules: Ruleset, cti: Cti | None) -> list[str]:
+    """A counterexample to induction for a person: the state before the move as a scenario table (a state
+    no game may reach: a lemma that excludes it lets the claim be proved), then the move."""
+    if cti is None or cti.before is None:
+        return []
+    from ..scenarios.write import table_lines
+
+    try:
+        table = table_lines(Engine(rules), cti.before)
+    except (BaoError, IndexError, KeyError, ValueError) as err:
+        # A value the engine's tables cannot hold (a player beyond the table, say): the state is beyond
+        # what a scenario can state, which is itself what a lemma has to rule out.
+        return [f"counterexample to induction: {cti.move}, from a state a table cannot state ({err!r})"]
+    return ["counterexample to induction (a lemma that rules this state out may let the claim be proved):",
+            *table, f"then {cti.move}"]
 
 
 def cti_reason(cti: Cti) -> str:

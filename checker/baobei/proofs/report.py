@@ -106,7 +106,7 @@ def result_lines(rules: Ruleset, r: Result) -> list[str]:
         return placement_lines(o)
     if o.cex is not None:
         return cex_table(rules, o.cex)
-    return [o.detail] if o.detail else []
+    return ([o.detail] if o.detail else []) + ["  " + line for line in o.cti]
 
 
 # ---------------------------------------------------------------- counterexample scenarios
@@ -208,8 +208,9 @@ RELATION_TEXT = ("Z3 over the rules' transition relation (proofs/relation.py): e
                  "totals, noted scores and starting player free, and shows that no path of up to k moves "
                  "breaks the property (`bounded` to k); a path that does is replayed by the engine, which must "
                  "reach the same violation (else the report names a disagreement). With `verify --induction`, "
-                 "the claims that one step from any state satisfying them all keeps true are `inductive`: they "
-                 "hold in every reachable state of the small deck's rounds. Then: ")
+                 "induction over the engine's own steps run on Z3 terms (proofs/machine.py), the full deck, the "
+                 "cards' layout left free: the claims that read no card and that every move keeps from any state "
+                 "satisfying them all are `inductive`: they hold in every reachable state. Then: ")
 
 
 def method_text(method: Method, rules: Ruleset, transitions: int) -> str:

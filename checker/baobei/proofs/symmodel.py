@@ -293,6 +293,11 @@ class StateModel(SymbolicModel):
             return StrV(st[("phase",)], FALSE)
         if name in ("round", "turn"):
             return IntV(st[(name,)])
+        if name == "waiting":
+            count: Z = T.num(0)
+            for i in range(self.L.queue):
+                count = T.add(count, T.ite(st[("q", i, "on")], T.num(1), T.num(0)))
+            return IntV(count)
         if name == "window_ref":
             return CardV(T.ite(wopen, st[("wref",)], T.num(NONE_ID)))
         if name == "window_kind":

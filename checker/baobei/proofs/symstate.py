@@ -313,7 +313,7 @@ def _player_mask(layout: Layout, value: ListV, pos: s.Pos) -> dict[str, Z]:
     mask: dict[str, Z] = {"none": FALSE, **{f"m{q}": FALSE for q in range(layout.players)}}
     last = -1
     for item, present in value.items:
-        seat = z3.simplify(item.term) if isinstance(item, PlayerV) else None
+        seat = T.simplify(item.term) if isinstance(item, PlayerV) else None
         if seat is None or not z3.is_int_value(seat) or seat.as_long() <= last:
             raise Unsupported(pos, "a list of players not in seating order, kept in a variable")
         last = seat.as_long()

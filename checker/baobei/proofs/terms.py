@@ -13,6 +13,7 @@ is comparing terms.
 
 from __future__ import annotations
 
+import signal
 from typing import Any
 
 import z3  # type: ignore[import-untyped]
@@ -285,3 +286,13 @@ def check(solver: Any, *assumptions: Z) -> Any:
     if answer == z3.unknown and solver.reason_unknown() in INTERRUPTED:
         raise KeyboardInterrupt
     return answer
+
+
+def simplify(term: Z) -> Z:
+    """`z3.simplify` with Ctrl-C held back until it returns: Z3 would take the interrupt for itself and
+    drop it (a simplification has no "unknown" to tell), and the command would not stop."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return z3.simplify(term)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)

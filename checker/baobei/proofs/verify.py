@@ -26,6 +26,7 @@ commands start without it.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import pickle
@@ -340,7 +341,8 @@ def judged(prop: Property, report: Report, relation: Transitions, over_every_sta
     status = "inductive" if relation.induction is not None and label in relation.induction.inductive else \
         "bounded" if relation.bmc is not None and relation.bmc.depth >= 0 else \
         "explored" if report.complete >= 0 else "unknown"
-    return Outcome(status, report.seconds, "; ".join(p for p in parts if p))
+    cti = relation.induction.ctis.get(label, []) if relation.induction is not None else []
+    return Outcome(status, report.seconds, "; ".join(p for p in parts if p), cti=cti)
 
 
 def relation_detail(label: str, relation: Transitions) -> str:
@@ -390,7 +392,7 @@ def run_verify(args: argparse.Namespace) -> int:
     states = getattr(args, "states", DEFAULT_STATES)
     if depth < 0 or deals < 1 or states < 1:
         raise BaoError("verify needs a depth of at least 0, at least one deal and a positive number of states")
-    for output in (args.emit_scenario, getattr(args, "docs", None)):
+    for output in (args.emit_scenario, getattr(args, "docs", None), getattr(args, "json_out", None)):
         if output:
             check_writable(Path(output))
     if not rules.invariants and not rules.progress:
@@ -435,11 +437,32 @@ def run_verify(args: argparse.Namespace) -> int:
              if broken_relation or failing_rules else ""))
     if args.emit_scenario:
         write_counterexample(eng, results, Path(args.emit_scenario), relations, failing_rules)
+    if getattr(args, "json_out", None):
+        summary = {"rules": display_path(directory), "player_counts": counts,
+                   "seconds": round(time.perf_counter() - began, 3), "tally": tally}
+        write_output(Path(args.json_out), results_json(summary, results, relations))
     docs = getattr(args, "docs", None)
     if docs:
         write_output(Path(docs), invariants_markdown(rules, directory, results, methods))
         print(f"wrote {docs}")
     return EXIT_FAIL if bad else EXIT_OK
+
+
+def results_json(summary: dict[str, object], results: list[Result], relations: dict[int, Transitions]) -> str:
+    """verify's results for programs (docs/verify.schema.json): one entry per property and player count."""
+    entries = [{
+        "property": r.inv.ident,
+        "kind": "progress" if isinstance(r.inv, s.ProgressDecl) else "lemma" if r.inv.lemma else "invariant",
+        "cite": str(r.inv.cite),
+        "players": r.players,
+        "status": r.outcome.status,
+        "seconds": round(r.outcome.seconds, 3),
+        "detail": r.outcome.detail,
+        "counterexample_to_induction": r.outcome.cti,
+    } for r in results]
+    induction = {str(n): {"seconds": round(t.induction.seconds, 3), "lemmas_proved": t.induction.lemmas}
+                 for n, t in sorted(relations.items()) if t.induction is not None}
+    return json.dumps({**summary, "results": entries, "induction": induction}, indent=2, ensure_ascii=False) + "\n"
 
 
 def relation_lines(players: int, t: Transitions) -> list[tuple[str, bool]]:

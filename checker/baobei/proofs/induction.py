@@ -336,22 +336,7 @@ def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
     leaves the cards out, so it could only fail (its reason says so)."""
     began = time.perf_counter()
     report = InductionReport()
-    probe_store = fresh_free_store(Codes(rules, players), "probe")
-    probe_store.fresh = fresh_maker("probe")
-    probe = Translator(rules, probe_store)
-    claims: list[s.InvariantDecl] = []
-    transitions: list[s.InvariantDecl] = []
-    for decl in rules.invariants.values():
-        label = f"invariant {decl.ident}"
-        if label not in labels and not decl.lemma:
-            continue
-        if reads_cards(claim(TwoStates(rules, probe_store, probe_store) if decl.two_state else probe, decl,
-                             {ACTOR: PlayerV(T.num(0)), BY_ABILITY: BoolV(TRUE)} if decl.two_state else None)):
-            report.dropped[label] = "reads the cards, which induction over free cards leaves out"
-        elif decl.two_state:
-            transitions.append(decl)
-        else:
-            claims.append(decl)
+    claims, transitions, report.dropped = classify(rules, players, labels)
     proof = prove(rules, players, names, claims, transitions, [], [], deadline)
     for name in proof.proved:
         proved = rules.invariants.get(name)
@@ -370,6 +355,31 @@ def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
             report.ctis[f"invariant {name}"] = cti_lines(rules, found)
     report.seconds = time.perf_counter() - began
     return report
+
+
+def classify(rules: Ruleset, players: int, labels: set[str]
+             ) -> tuple[list[s.InvariantDecl], list[s.InvariantDecl], dict[str, str]]:
+    """The state claims and transition invariants induction tries (those in `labels`, and every lemma),
+    and those it leaves out because they read the cards (label -> why)."""
+    probe_store = fresh_free_store(Codes(rules, players), "probe")
+    probe_store.fresh = fresh_maker("probe")
+    probe = Translator(rules, probe_store)
+    moved = {ACTOR: PlayerV(T.num(0)), BY_ABILITY: BoolV(TRUE)}
+    claims: list[s.InvariantDecl] = []
+    transitions: list[s.InvariantDecl] = []
+    left_out: dict[str, str] = {}
+    for decl in rules.invariants.values():
+        label = f"invariant {decl.ident}"
+        if label not in labels and not decl.lemma:
+            continue
+        tr = TwoStates(rules, probe_store, probe_store) if decl.two_state else probe
+        if reads_cards(claim(tr, decl, moved if decl.two_state else None)):
+            left_out[label] = "reads the cards, which induction over free cards leaves out"
+        elif decl.two_state:
+            transitions.append(decl)
+        else:
+            claims.append(decl)
+    return claims, transitions, left_out
 
 
 def cti_lines(rules: Ruleset, cti: Cti | None) -> list[str]:

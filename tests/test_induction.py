@@ -1,0 +1,53 @@
+"""Induction with free cards (proofs/induction.py): which claims it tries, and how it reports the others.
+
+The full run (every move of the rules from any state, Houdini over the claims) takes minutes per player
+count, so it is `verify --induction`'s, not the tests'; these check its parts that decide what it claims.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from baobei.engine.engine import Engine
+from baobei.language.load import load_ruleset
+from baobei.language.ruleset import Ruleset
+from baobei.proofs.induction import Cti, classify, cti_lines, cti_reason
+
+RULES = Path(__file__).resolve().parents[1] / "rules"
+
+
+@pytest.fixture(scope="module")
+def rules() -> Ruleset:
+    return load_ruleset(RULES)
+
+
+def test_claims_that_read_cards_are_left_out_with_their_reason(rules: Ruleset) -> None:
+    labels = {f"invariant {name}" for name in rules.invariants}
+    claims, transitions, left_out = classify(rules, 2, labels)
+    tried = {d.ident for d in claims} | {d.ident for d in transitions}
+    # Round values are sums of card values; hands are cards: free cards cannot decide them.
+    assert {"invariant single_negative", "invariant hands_empty_at_turn_start"} <= set(left_out)
+    assert all(why.startswith("reads the cards") for why in left_out.values())
+    # What only the kept state decides is tried: the peek counts, the caller, the shield.
+    assert {"peek_limit", "caller_not_owed", "shield_after_call"} <= {d.ident for d in claims}
+    assert {"bao_caller_fixed", "shield_stays_active"} <= {d.ident for d in transitions}
+    assert not tried & {label.split(" ", 1)[1] for label in left_out}
+    assert tried | {label.split(" ", 1)[1] for label in left_out} == set(rules.invariants)
+
+
+def test_lemmas_are_always_tried(rules: Ruleset) -> None:
+    claims, transitions, left_out = classify(rules, 3, set())
+    assert {d.ident for d in claims} == {name for name in rules.lemmas if f"invariant {name}" not in left_out}
+    assert not transitions and all(d.lemma for d in claims)
+
+
+def test_a_counterexample_to_induction_is_a_scenario_table(rules: Ruleset) -> None:
+    eng = Engine(rules)
+    before, _ = eng.new_match(["alice", "bob"], 3)
+    before.vars["shield"] = "active"  # no caller: a state no game reaches
+    lines = cti_lines(rules, Cti("shield_stays_active", "alice bao", before, before))
+    assert lines[1:3] == ["table", "  players alice bob"]
+    assert "  set shield = active" in lines and lines[-1] == "then alice bao"
+    assert cti_reason(Cti("x", "alice bao", before, before)).startswith("not kept by alice bao")
+    assert cti_lines(rules, Cti("x", "", None, before)) == []  # the base case has no state before a move

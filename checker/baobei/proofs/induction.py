@@ -325,6 +325,7 @@ class InductionReport:
     dropped: dict[str, str] = field(default_factory=dict)  # label -> why not proved
     ctis: dict[str, list[str]] = field(default_factory=dict)  # label -> its counterexample to induction, as lines
     lemmas: list[str] = field(default_factory=list)  # the rules' lemmas proved with them
+    bounds: str = ""  # why nothing counts as proved (the encoding's bounds were not), "" when they were
     seconds: float = 0.0
 
 
@@ -338,6 +339,18 @@ def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
     report = InductionReport()
     claims, transitions, report.dropped = classify(rules, players, labels)
     proof = prove(rules, players, names, claims, transitions, [], [], deadline)
+    missing = [name for name in (STRUCTURE, WITHIN_BOUNDS) if name not in proof.proved]
+    if missing:
+        # The relation is exact only for states within the encoding's bounds (a queue longer than it keeps
+        # would be cut short): unless those bounds are proved too, induction proves nothing.
+        report.bounds = "induction did not prove the encoding's own bounds (" + ", ".join(missing) + \
+            "): no claim counts as proved"
+        for name in missing:
+            report.ctis[name] = cti_lines(rules, proof.ctis[name])
+        for decl in [*claims, *transitions]:
+            report.dropped[f"invariant {decl.ident}"] = report.bounds
+        report.seconds = time.perf_counter() - began
+        return report
     for name in proof.proved:
         proved = rules.invariants.get(name)
         if proved is not None and proved.lemma:

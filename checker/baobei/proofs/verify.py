@@ -482,6 +482,14 @@ def relation_lines(players: int, t: Transitions) -> list[tuple[str, bool]]:
         out.append((f"bounded   the encoding's bounds are reached at depth {b.depth + 1}: deeper is not judged",
                     False))
     out += [(f"disagree  {d}", True) for d in b.disagreements]
+    ind = t.induction
+    if ind is not None:
+        out.append((f"induction {players} players: {len(ind.inductive)} proved for every reachable state, "
+                    f"lemmas proved: {', '.join(ind.lemmas) or 'none'} ({ind.seconds:.1f}s)", False))
+        if ind.bounds:
+            out.append((f"induction {players} players: {ind.bounds}", False))
+            for name in ("well_formed", "within_bounds"):
+                out += [(f"            {line}", False) for line in ind.ctis.get(name, [])]
     return out
 
 

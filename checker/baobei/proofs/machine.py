@@ -1229,13 +1229,8 @@ class SymEngine(Engine):
         return "the player"
 
     def has_choice(self, st: Any, player: Any, cm: CompiledMove) -> bool:
-        """Some argument tuple is a legal choice: a fresh witness from the domains (see arguments.py). With
-        free cards, whether a choice exists is a question about the cards: a free answer (any answer is
-        one some layout of the cards gives, so every state's answer is among them)."""
+        """Some argument tuple is a legal choice: a fresh witness from the domains (see arguments.py)."""
         from .arguments import fresh_args
-
-        if isinstance(st, FreeCards):
-            return bool(st.decide(truth_of(st.answer(("choice", cm.name, _key_of(sval(player))), "bool"))))
 
         def legality() -> Z:
             args, domains = fresh_args(self, st, cm, sval(player), "choice")

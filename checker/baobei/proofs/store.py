@@ -734,6 +734,10 @@ def fresh_store(codes: Codes, prefix: str, side: list[Z] | None = None) -> SymSt
 
 
 FREE_MARK = "free:"  # the name of every fresh answer of store.FreeCards
+# The questions of store.FreeCards whose answers only the cards decide (their keys name everything else
+# they depend on): answered once per layout of the cards (see FreeCards.answer).
+STABLE_QUESTIONS = frozenset({"card_at", "free_count", "free_slot", "added", "size", "top", "knows", "marked",
+                              "free", "pile empty", "where", "where slot"})
 CARD_KEYS = frozenset({"loc", "slot", "ts", "known", "mark", "size", "nslots", "clock", "hand", "draws"})
 
 
@@ -853,7 +857,16 @@ class FreeCards(SymStore):
     what = "store with free cards"
 
     def answer(self, what: tuple[Any, ...], kind: str) -> SVal:
-        """A fresh value for a question about the cards, the same for the same question in this content."""
+        """A fresh value for a question about the cards, the same for the same question in this content.
+        A question about the cards alone (STABLE_QUESTIONS: a slot's card, a pile's size, who knows a card)
+        keeps its answer until the cards change (`written`), whatever else changes: that is what lets a
+        claim see that closing a window or passing the turn leaves the cards, and what they allow, alone."""
+        if what and (what[0] in STABLE_QUESTIONS or (what[0] == "ask" and what[1] in STABLE_QUESTIONS)):
+            key = ("stable", self.t[("epoch",)].get_id(), what)
+            if key not in self.memo:
+                self.memo[key] = self._fresh_value(kind, what)
+            stable: SVal = self.memo[key]
+            return stable
         value: SVal = self.remember(("free", *what), lambda: self._fresh_value(kind, what))
         return value
 

@@ -459,3 +459,31 @@ def test_explain_svg_into_a_file_is_bad_input(tmp_path: Path, capsys: pytest.Cap
     assert main(["explain", scenario, "--svg", str(inside)]) == 2
     assert f"{inside}: cannot make the directory" in capsys.readouterr().err
     assert occupied.read_text(encoding="utf-8") == "not a directory"
+
+
+def test_check_json_follows_its_schema(tmp_path: Path, capsys: Capture) -> None:
+    """`check --json`: standard output is the JSON alone, valid under docs/check.schema.json, one result per
+    file with where a failure is; the exit code is as without it."""
+    import json
+
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "check.schema.json").read_text())
+    good, bad = write(tmp_path, "good.scenario", PASSING), write(tmp_path, "bad.scenario", FAILING)
+    assert main(["check", "--json", str(good), str(bad)]) == 1
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    Draft202012Validator(schema).validate(data)
+    by_file = {r["file"]: r for r in data["results"]}
+    assert (data["passed"], data["failed"], data["malformed"]) == (1, 1, 0)
+    assert by_file[str(good)]["status"] == "passed" and by_file[str(good)]["failure"] is None
+    failure = by_file[str(bad)]["failure"]
+    assert failure["line"] == FAILING.splitlines().index("  expect discard top is Star") + 1
+    assert "1 passed, 1 failed" in err  # the lines for people, out of the JSON's way
+    malformed = write(tmp_path, "malformed.scenario", MALFORMED)
+    assert main(["check", "--json", str(malformed)]) == 2
+    data = json.loads(capsys.readouterr().out)
+    Draft202012Validator(schema).validate(data)
+    assert data["results"][0]["status"] == "malformed" and "found '='" in data["results"][0]["error"]
+    assert main(["check", "--json", str(default_scenarios_dir())]) == 0
+    Draft202012Validator(schema).validate(json.loads(capsys.readouterr().out))

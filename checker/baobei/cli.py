@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .language.errors import (
     BaoError,
@@ -69,6 +69,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     passed = failed = bad = 0
     summary: list[str] = []  # one line per failure, repeated at the end after the traces
+    records: list[dict[str, object]] = []  # --json: one per file
+    quiet = bool(args.json)  # the JSON alone goes to standard output; the lines for people to standard error
     start = time.perf_counter()
     with progress("scenarios", len(files)) as advance:
         for f in files:
@@ -78,6 +80,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 wrong = bad_in_scenario(book, scenario)
                 if wrong:
                     bad += 1
+                    records.append(check_record(f, "malformed", error="; ".join(wrong)))
                     for message in wrong:
                         emit(f"ERROR {message}", "error", err=True)
                     continue
@@ -86,30 +89,45 @@ def cmd_check(args: argparse.Namespace) -> int:
                 # A malformed scenario, or rules that fail on it: report it and go on with the others.
                 bad += 1
                 prefix = "" if isinstance(err, SourceError) else f"{f}: "
+                records.append(check_record(f, "malformed", error=f"{prefix}{err}"))
                 emit(f"ERROR {prefix}{err}", "error", err=True)
                 continue
+            records.append(check_record(f, "passed" if result.passed else "failed", scenario.title,
+                                        [str(c) for c in scenario.cites], result.failure))
             if result.passed:
                 passed += 1
                 if args.verbose:
-                    emit(f"ok    {f}", "pass")
+                    emit(f"ok    {f}", "pass", err=quiet)
             else:
                 failed += 1
                 if result.failure is not None:
                     summary.append(f"FAIL  {result.failure.pos}: {result.failure.message}")
                 if args.quiet and result.failure is not None:
-                    emit(summary[-1], "fail")  # one line per failing scenario: where, and why
+                    emit(summary[-1], "fail", err=quiet)  # one line per failing scenario: where, and why
                 else:
-                    emit(f"FAIL  {format_failure(result, read_source(f, ScenarioError))}", "fail")
+                    emit(f"FAIL  {format_failure(result, read_source(f, ScenarioError))}", "fail", err=quiet)
     elapsed = time.perf_counter() - start
     if summary and not args.quiet:
-        emit(f"{plural(len(summary), 'failure')}:", "head")
+        emit(f"{plural(len(summary), 'failure')}:", "head", err=quiet)
         for entry in summary:
-            emit(entry, "fail")
-    emit(f"{plural(len(files), 'scenario')} in {elapsed:.2f}s" + (f", {bad} malformed" if bad else ""))
-    emit(f"{passed} passed, {failed} failed", "fail" if failed or bad else "pass")
+            emit(entry, "fail", err=quiet)
+    emit(f"{plural(len(files), 'scenario')} in {elapsed:.2f}s" + (f", {bad} malformed" if bad else ""), err=quiet)
+    emit(f"{passed} passed, {failed} failed", "fail" if failed or bad else "pass", err=quiet)
+    if args.json:
+        print(json.dumps({"scenarios": len(files), "passed": passed, "failed": failed, "malformed": bad,
+                          "seconds": round(elapsed, 3), "results": records}, indent=2, ensure_ascii=False))
     if bad:
         return EXIT_BAD_INPUT
     return EXIT_FAIL if failed else EXIT_OK
+
+
+def check_record(path: Path, status: str, title: str = "", cites: list[str] | None = None,
+                 failure: Any = None, error: str = "") -> dict[str, object]:
+    """One scenario file in `check --json` (docs/check.schema.json)."""
+    where = None if failure is None else {"line": failure.pos.line, "column": failure.pos.column,
+                                          "message": failure.message}
+    return {"file": str(path), "status": status, "title": title, "cites": cites or [], "failure": where,
+            "error": error or None}
 
 
 def print_moves(rules: Ruleset) -> int:
@@ -507,6 +525,9 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that pass")
             p.add_argument("-q", "--quiet", action="store_true",
                            help="one line per failing scenario (place and reason) instead of its trace")
+            p.add_argument("--json", action="store_true",
+                           help="print the results as JSON (schema: docs/check.schema.json); the lines for "
+                                "people go to standard error")
         elif name == "explain":
             p.add_argument("file", help="the scenario file to replay and explain")
             p.add_argument("--svg", metavar="DIR",

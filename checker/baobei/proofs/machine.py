@@ -222,6 +222,7 @@ def explore(st: SymStore, ctx: SymCtx | None, fn: Callable[[], Any], known: dict
 
 
 def _restore(ctx: SymCtx | None, env: dict[str, Any] | None, changed: list[Z] | None, blocked: Z | None) -> None:
+    """Put the context's bindings, changed owners and block flag (each when given) as a path left them."""
     if ctx is None:
         return
     if env is not None:
@@ -242,7 +243,7 @@ def join(st: SymStore, ctx: SymCtx | None, paths: list[Path]) -> Any:
         only = paths[0]
         for key, term in only.terms.items():
             st[key] = term
-        _adopt(ctx, only.env, only.changed, only.blocked)
+        _restore(ctx, only.env, only.changed, only.blocked)
         st.choices += only.choices
         return only.result
     for p in paths:
@@ -259,20 +260,8 @@ def join(st: SymStore, ctx: SymCtx | None, paths: list[Path]) -> Any:
     for p in paths:
         st.choices += [(kind, x, T.and_(p.pc, cond), at) for kind, x, cond, at in p.choices]
     if ctx is not None:
-        _adopt(ctx, _merge_envs(paths), _merge_changed(paths), _merge_terms([(p.pc, p.blocked) for p in paths]))
+        _restore(ctx, _merge_envs(paths), _merge_changed(paths), _merge_terms([(p.pc, p.blocked) for p in paths]))
     return _merge_results(paths)
-
-
-def _adopt(ctx: SymCtx | None, env: dict[str, Any] | None, changed: list[Z] | None, blocked: Z) -> None:
-    if ctx is None:
-        return
-    if env is not None:
-        ctx.env.clear()
-        ctx.env.update(env)
-    if changed is not None and ctx.changed is not None:
-        ctx.changed[:] = changed
-    if isinstance(ctx.blocked, BlockLog):
-        ctx.blocked.flag = blocked
 
 
 def _merge_terms(items: list[tuple[Z, Z]]) -> Z:

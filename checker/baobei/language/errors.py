@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,6 +97,11 @@ def check_writable(path: Path) -> None:
         raise BaoError(f"{path}: cannot write: is a directory")
     if not path.parent.is_dir():
         raise BaoError(f"{path}: cannot write: no directory {path.parent}")
+
+
+def ignore_interrupts() -> None:
+    """In a worker process: Ctrl-C is the parent's to handle (it stops the workers and says so once)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def check_directory(path: Path) -> None:

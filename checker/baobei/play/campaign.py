@@ -15,14 +15,13 @@ import functools
 import hashlib
 import multiprocessing
 import os
-import signal
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..engine.engine import Engine
-from ..language.errors import BaoError, RulesError, read_source
+from ..language.errors import BaoError, RulesError, ignore_interrupts, read_source
 from ..language.load import build_ruleset
 from ..language.parser import parse_rules_dir, parse_rules_text
 from .dealer import Dealer, MatchRecord
@@ -116,10 +115,6 @@ def _on_processes(spec: Spec, jobs: list[list[int]], workers: int) -> Iterator[l
     with multiprocessing.Pool(workers, initializer=ignore_interrupts) as pool:
         yield from pool.imap(functools.partial(play_matches, spec), jobs)
 
-
-def ignore_interrupts() -> None:
-    """In a worker process: Ctrl-C is the parent's to handle."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _on_dask(spec: Spec, jobs: list[list[int]], address: str) -> Iterator[list[MatchRecord]]:

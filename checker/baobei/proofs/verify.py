@@ -41,7 +41,7 @@ from ..engine.engine import Engine
 from ..engine.move import Move
 from ..engine.state import State
 from ..language import syntax as s
-from ..language.errors import BaoError, check_writable, write_output
+from ..language.errors import BaoError, check_writable, ignore_interrupts, write_output
 from ..language.load import load_ruleset
 from ..language.paths import default_rules_dir, default_scenarios_dir, shown_path
 from ..language.ruleset import Ruleset
@@ -49,7 +49,6 @@ from ..language.small_deck import small_deck
 from ..language.terminal import emit as show_line
 from ..language.terminal import progress
 from ..language.text import plural
-from ..play.campaign import ignore_interrupts
 from ..play.explore import NAMES, Failure, Report, explore, failure_scenario
 from ..play.tables import DEFAULT_TABLE_DEPTH, Start, TablesReport, explore_tables, scenario_tables
 from ..scenarios.parser import parse_scenario_text

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import dataclasses
-import importlib.metadata
 import json
 import os
 import signal
@@ -33,12 +32,15 @@ from .language.errors import (
 )
 from .language.paths import PROJECT_ROOT, default_rules_dir, default_scenarios_dir
 from .language.terminal import emit, is_terminal, progress, table
-from .language.text import plural
+from .language.words import plural
 
 if TYPE_CHECKING:
+    from .docs.book import Book
     from .engine.engine import Engine
     from .engine.state import State
     from .language.ruleset import Ruleset
+    from .scenarios.results import CheckRecord, Where
+    from .scenarios.runner import Failure, ScenarioResult
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report a command that SIGINT ended
@@ -53,81 +55,111 @@ def _rules_dir(args: argparse.Namespace) -> Path | None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .docs.citations import bad_in_scenario, outline
-    from .scenarios.parser import SCENARIO_SUFFIX, parse_scenario_file, scenario_files
-    from .scenarios.runner import engine_for, format_failure, run_scenario
+    from .docs.citations import outline
+    from .scenarios.parser import SCENARIO_SUFFIX, scenario_files
+    from .scenarios.results import FAILED, MALFORMED, check_json, counts, junit_xml
+    from .scenarios.runner import engine_for
 
+    if args.junit:
+        check_writable(Path(args.junit))  # before the replays: a bad place is bad input found at once
     eng = engine_for(_rules_dir(args))
     if not cited_well(eng.rules):
         return EXIT_BAD_INPUT
-    book = outline()
     paths = [Path(p) for p in args.paths] or [default_scenarios_dir()]
     files = scenario_files(paths)
     if not files:
         # Nothing checked is no success: a misspelled folder or file suffix would otherwise pass silently.
         print(f"error: no scenario files (*{SCENARIO_SUFFIX}) found in " + ", ".join(map(str, paths)), file=sys.stderr)
         return EXIT_BAD_INPUT
-    passed = failed = bad = 0
-    summary: list[str] = []  # one line per failure, repeated at the end after the traces
-    records: list[dict[str, object]] = []  # --json: one per file
     quiet = bool(args.json)  # the JSON alone goes to standard output; the lines for people to standard error
+    checker = ScenarioCheck(eng, outline(), verbose=args.verbose, quiet=args.quiet, err=quiet)
     start = time.perf_counter()
     with progress("scenarios", len(files)) as advance:
         for f in files:
+            checker.check(f)
             advance(1)
-            try:
-                scenario = parse_scenario_file(f)
-                wrong = bad_in_scenario(book, scenario)
-                if wrong:
-                    bad += 1
-                    records.append(check_record(f, "malformed", error="; ".join(wrong)))
-                    for message in wrong:
-                        emit(f"ERROR {message}", "error", err=True)
-                    continue
-                result = run_scenario(scenario, eng)
-            except BaoError as err:
-                # A malformed scenario, or rules that fail on it: report it and go on with the others.
-                bad += 1
-                prefix = "" if isinstance(err, SourceError) else f"{f}: "
-                records.append(check_record(f, "malformed", error=f"{prefix}{err}"))
-                emit(f"ERROR {prefix}{err}", "error", err=True)
-                continue
-            records.append(check_record(f, "passed" if result.passed else "failed", scenario.title,
-                                        [str(c) for c in scenario.cites], result.failure))
-            if result.passed:
-                passed += 1
-                if args.verbose:
-                    emit(f"ok    {f}", "pass", err=quiet)
-            else:
-                failed += 1
-                if result.failure is not None:
-                    summary.append(f"FAIL  {result.failure.pos}: {result.failure.message}")
-                if args.quiet and result.failure is not None:
-                    emit(summary[-1], "fail", err=quiet)  # one line per failing scenario: where, and why
-                else:
-                    emit(f"FAIL  {format_failure(result, read_source(f, ScenarioError))}", "fail", err=quiet)
     elapsed = time.perf_counter() - start
-    if summary and not args.quiet:
-        emit(f"{plural(len(summary), 'failure')}:", "head", err=quiet)
-        for entry in summary:
+    records = checker.records
+    failures = [f"FAIL  {r.failure.place}: {r.failure.message}" for r in records
+                if r.status == FAILED and r.failure is not None]
+    if failures and not args.quiet:
+        emit(f"{plural(len(failures), 'failure')}:", "head", err=quiet)
+        for entry in failures:
             emit(entry, "fail", err=quiet)
+    tally = counts(records)
+    bad, failed = tally[MALFORMED], tally[FAILED]
     emit(f"{plural(len(files), 'scenario')} in {elapsed:.2f}s" + (f", {bad} malformed" if bad else ""), err=quiet)
-    emit(f"{passed} passed, {failed} failed", "fail" if failed or bad else "pass", err=quiet)
+    emit(f"{len(files) - failed - bad} passed, {failed} failed", "fail" if failed or bad else "pass", err=quiet)
     if args.json:
-        print(json.dumps({"scenarios": len(files), "passed": passed, "failed": failed, "malformed": bad,
-                          "seconds": round(elapsed, 3), "results": records}, indent=2, ensure_ascii=False))
+        print(json.dumps(check_json(records, elapsed), indent=2, ensure_ascii=False))
+    if args.junit:
+        write_output(Path(args.junit), junit_xml(records, elapsed))
     if bad:
         return EXIT_BAD_INPUT
     return EXIT_FAIL if failed else EXIT_OK
 
 
-def check_record(path: Path, status: str, title: str = "", cites: list[str] | None = None,
-                 failure: Any = None, error: str = "") -> dict[str, object]:
-    """One scenario file in `check --json` (docs/check.schema.json)."""
-    where = None if failure is None else {"line": failure.pos.line, "column": failure.pos.column,
-                                          "message": failure.message}
-    return {"file": str(path), "status": status, "title": title, "cites": cites or [], "failure": where,
-            "error": error or None}
+@dataclasses.dataclass
+class ScenarioCheck:
+    """Replays scenario files one by one: a record of each, and the lines for people as they come."""
+
+    engine: Engine
+    book: Book  # the rulebook's outline: the sections and paragraphs a scenario may cite
+    verbose: bool = False
+    quiet: bool = False  # one line per failure instead of its trace
+    err: bool = False  # the lines for people go to standard error (standard output carries JSON)
+    records: list[CheckRecord] = dataclasses.field(default_factory=list)
+
+    def check(self, f: Path) -> None:
+        from .docs.citations import bad_in_scenario
+        from .scenarios.parser import parse_scenario_file
+        from .scenarios.results import CheckRecord
+        from .scenarios.runner import run_scenario
+
+        began = time.perf_counter()
+        try:
+            scenario = parse_scenario_file(f)
+            wrong = bad_in_scenario(self.book, scenario)
+            if wrong:
+                self.malformed(f, began, wrong)
+                return
+            result = run_scenario(scenario, self.engine)
+        except BaoError as err:
+            # A malformed scenario, or rules that fail on it: report it and go on with the others.
+            self.malformed(f, began, [("" if isinstance(err, SourceError) else f"{f}: ") + str(err)])
+            return
+        self.records.append(CheckRecord(f, "passed" if result.passed else "failed", time.perf_counter() - began,
+                                        scenario.title, [str(c) for c in scenario.cites],
+                                        None if result.failure is None else self.where(result.failure),
+                                        trace=self.report(f, result)))
+
+    def malformed(self, f: Path, began: float, messages: list[str]) -> None:
+        from .scenarios.results import MALFORMED, CheckRecord
+
+        for message in messages:
+            emit(f"ERROR {message}", "error", err=True)
+        self.records.append(CheckRecord(f, MALFORMED, time.perf_counter() - began, error="; ".join(messages)))
+
+    @staticmethod
+    def where(failure: Failure) -> Where:
+        from .scenarios.results import Where
+
+        return Where(str(failure.pos), failure.pos.line, failure.pos.column, failure.message)
+
+    def report(self, f: Path, result: ScenarioResult) -> str:
+        """Say how the scenario went; the failure's trace is kept for the JUnit report too."""
+        from .scenarios.runner import format_failure
+
+        if result.failure is None:
+            if self.verbose:
+                emit(f"ok    {f}", "pass", err=self.err)
+            return ""
+        trace = format_failure(result, read_source(f, ScenarioError))
+        if self.quiet:
+            emit(f"FAIL  {result.failure.pos}: {result.failure.message}", "fail", err=self.err)
+        else:
+            emit(f"FAIL  {trace}", "fail", err=self.err)
+        return trace
 
 
 def print_moves(rules: Ruleset) -> int:
@@ -390,12 +422,16 @@ def _rules_option(args: argparse.Namespace) -> str:
 
 def cmd_referee(args: argparse.Namespace) -> int:
     from .referee.judge import referee
-    from .referee.logfile import read_log
+    from .referee.logfile import parse_log, read_log_text
     from .scenarios.runner import engine_for
 
     rules_dir = _rules_dir(args) or default_rules_dir()
     eng = engine_for(rules_dir)
-    verdict = referee(eng, read_log(Path(args.log)), rules_dir, keep_going=args.all)
+    text = read_log_text(Path(args.log))
+    with progress("log lines read", text.count("\n") + 1) as advance:  # checked against the schema: slow too
+        log = parse_log(text, args.log, advance)
+    with progress("log lines judged", len(log.lines)) as advance:
+        verdict = referee(eng, log, rules_dir, keep_going=args.all, advance=advance)
     if args.json:
         print(json.dumps(verdict.to_json(), indent=2))  # ASCII: a log's odd text cannot break the output
         return EXIT_OK if verdict.legal else EXIT_FAIL
@@ -486,16 +522,31 @@ class DefaultsShown(argparse.HelpFormatter):
 
 
 def package_version() -> str:
+    import importlib.metadata  # here, not at the top: it costs every start ~30 ms
+
     try:
         return importlib.metadata.version("baobei")
     except importlib.metadata.PackageNotFoundError:  # run from a checkout that was never installed
         return "unknown"
 
 
+class VersionAction(argparse.Action):
+    """--version, looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(f"{parser.prog} {package_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="baobei", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    parser.add_argument("--version", action=VersionAction)
     # A global option may come before the command too (`baobei --rules DIR check`); the command's own
     # --rules, given after it, wins (SUPPRESS: an absent one does not overwrite the global value).
     parser.add_argument("--rules", metavar="DIR", default=None, help="rules directory (a variant); default: rules/")
@@ -528,6 +579,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--json", action="store_true",
                            help="print the results as JSON (schema: docs/check.schema.json); the lines for "
                                 "people go to standard error")
+            p.add_argument("--junit", metavar="FILE",
+                           help="also write the results as JUnit XML, which CI dashboards show")
         elif name == "explain":
             p.add_argument("file", help="the scenario file to replay and explain")
             p.add_argument("--svg", metavar="DIR",
@@ -588,7 +641,10 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--players", type=int, help="one player count (default: every allowed count)")
             p.add_argument("--emit-scenario", metavar="FILE", help="write a counterexample as a scenario")
             p.add_argument("--json", metavar="FILE", dest="json_out",
-                           help="also write every result as JSON (schema: docs/verify.schema.json)")
+                           help="also write every result as JSON (schema: docs/verify.schema.json); - for "
+                                "standard output (the lines for people then go to standard error)")
+            p.add_argument("-v", "--verbose", action="store_true",
+                           help="also explain each method and show the counterexamples to induction")
             p.add_argument("--only", action="append", metavar="NAME",
                            help="judge only this property (repeat for more); the others are left out of the "
                                 "bounded model checking too, which is then much faster")
@@ -675,8 +731,12 @@ def caused_by_interrupt(err: BaseException) -> bool:
 
 
 def interrupted() -> int:
-    """Ctrl-C: one line instead of a traceback; files are written whole or not at all (write_output)."""
-    print("\ninterrupted", file=sys.stderr)
+    """Ctrl-C: one line instead of a traceback, saying how far the run came; files are written whole or
+    not at all (write_output)."""
+    from .language import terminal
+
+    cut = terminal.LAST_INTERRUPTED
+    print("\ninterrupted" + (f": {cut} done" if cut is not None else ""), file=sys.stderr)
     return EXIT_INTERRUPTED
 
 

@@ -17,8 +17,8 @@ from ..language.builtins import TRANSITION_NAMES
 from ..language.check import Checker
 from ..language.errors import BaoError, EngineError, IllegalMove, Rejection
 from ..language.ruleset import Ruleset
-from ..language.text import plural
 from ..language.walk import walk_stmts
+from ..language.words import plural
 from .compiler import Compiler
 from .effects import Effects
 from .legality import CompiledMove, Legality, compile_move

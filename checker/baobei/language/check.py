@@ -30,8 +30,8 @@ from .kinds import (
     shared_kinds,
 )
 from .ruleset import ALL_CARDS, Ruleset
-from .text import plural
 from .walk import OLD_NAME, ExprVisitor, called, free_names, runs, stmt_parts
+from .words import plural
 
 
 def check_ruleset(rules: Ruleset) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import syntax as s
+from .cache import cached_ruleset
 from .check import check_ruleset
 from .parser import parse_rules_dir
 from .ruleset import Ruleset, check_deck, check_required, file_declarations
@@ -19,5 +20,7 @@ def build_ruleset(files: list[s.RulesFile], source: str) -> Ruleset:
     return rules
 
 
-def load_ruleset(directory: Path) -> Ruleset:
-    return build_ruleset(parse_rules_dir(directory), str(directory))
+def load_ruleset(directory: Path | str) -> Ruleset:
+    """The checked rules of a directory, from the cache of compiled rules when they are unchanged."""
+    directory = Path(directory)
+    return cached_ruleset(directory, lambda: build_ruleset(parse_rules_dir(directory), str(directory)))

@@ -6,6 +6,7 @@ from typing import assert_never
 
 from . import syntax as s
 from .walk import ExprVisitor
+from .words import plural as plural  # its old home: callers may import it from here
 
 # Binding strength of binary operators: a weaker operand gets parentheses.
 _STRENGTH = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4, "in": 4,
@@ -142,6 +143,3 @@ def stmt_text(node: s.Stmt) -> str:
             assert_never(node)
 
 
-def plural(n: int, word: str) -> str:
-    """"1 card", "2 cards": counts in messages read as English."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"

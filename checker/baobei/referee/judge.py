@@ -187,10 +187,11 @@ class Referee:
                      and c not in st.box), None)
 
     # ------------------------------------------------------------ replay
-    def run(self) -> Verdict:
+    def run(self, advance: Callable[[int], None] = lambda lines: None) -> Verdict:
         for line in self.log.lines:
             self.verdict.lines += 1
             found = self._line(line)
+            advance(1)
             if found is not None:
                 self.verdict.findings.append(found)
                 if not self.keep_going:
@@ -440,5 +441,7 @@ def _literal(value: object) -> Literal:
     return literal_of(str(value))
 
 
-def referee(eng: Engine, log: GameLog, rules_dir: Path, keep_going: bool = False) -> Verdict:
-    return Referee(eng, log, rules_dir, keep_going).run()
+def referee(eng: Engine, log: GameLog, rules_dir: Path, keep_going: bool = False,
+            advance: Callable[[int], None] = lambda lines: None) -> Verdict:
+    """Judge a game log line by line; `advance(1)` after each line (a progress bar)."""
+    return Referee(eng, log, rules_dir, keep_going).run(advance)

@@ -8,6 +8,7 @@ was found and what was expected, before anything is replayed.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -95,7 +96,8 @@ def check_line(data: object, part: str, pos: Pos) -> dict[str, Any]:
     return data
 
 
-def parse_log(text: str, path: str) -> GameLog:
+def parse_log(text: str, path: str, advance: Callable[[int], None] = lambda lines: None) -> GameLog:
+    """The header and the move lines of a log's text; `advance(1)` after each line (a progress bar)."""
     header: dict[str, Any] | None = None
     lines: list[Line] = []
     # Lines end at a line feed only: JSON strings may hold other line separators (U+2028, ...).
@@ -114,10 +116,15 @@ def parse_log(text: str, path: str) -> GameLog:
             header = check_line(data, "header", pos)
         else:
             lines.append(Line(number, check_line(data, "move", pos)))
+        advance(1)
     if header is None:
         raise LogError(Pos(path, 0, 0), f'the log is empty; its first line is the header ({{"log": "{FORMAT}", ...}})')
     return GameLog(path, header, tuple(lines))
 
 
 def read_log(path: Path) -> GameLog:
-    return parse_log(read_source(path, LogError), str(path))
+    return parse_log(read_log_text(path), str(path))
+
+
+def read_log_text(path: Path) -> str:
+    return read_source(path, LogError)

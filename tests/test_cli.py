@@ -112,8 +112,33 @@ def test_rules_prints_counts(default_engine: Engine, capsys: Capture) -> None:
     assert f"{len(rules.files)} files, valid" in out
     assert f"{moves} moves, {len(rules.moves) - moves} abilities, {len(rules.routines)} routines" in out
     assert f"{len(rules.species)} species, {len(default_engine.facts)} cards" in out
-    assert f"{len(rules.assumptions)} assumptions: " in out
+    assert f"{len(rules.assumptions)} decisions where the rulebook is silent or unclear: " in out
     assert f"{len(rules.cited_rules())} cited rules" in out
+
+
+def test_rules_verbose_shows_each_decision_with_its_text(default_engine: Engine, capsys: Capture) -> None:
+    """`rules` promises the decisions: with -v each comes with its title, choice and reason, not its id only."""
+    assert main(["rules", "-v"]) == 0
+    out = capsys.readouterr().out
+    for decision in default_engine.rules.assumptions.values():
+        assert f"{decision.ident} {decision.title} ({decision.cite})" in out
+        assert f"decided: {decision.choice}" in out and f"because: {decision.reason}" in out
+
+
+def test_rules_json_follows_its_schema(default_engine: Engine, capsys: Capture) -> None:
+    import json
+
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "rules.schema.json").read_text())
+    assert main(["rules", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    Draft202012Validator(schema).validate(data)
+    rules = default_engine.rules
+    assert [m["name"] for m in data["moves"]] == list(rules.moves)
+    assert {a["id"]: a["choice"] for a in data["assumptions"]} == {a.ident: a.choice
+                                                                   for a in rules.assumptions.values()}
+    assert data["counts"]["invariants"] == len(rules.invariants)
 
 
 def test_rules_verbose_lists_every_cited_rule(default_engine: Engine, capsys: Capture) -> None:
@@ -376,6 +401,10 @@ def test_rules_moves_lists_every_move_with_its_arguments(capsys: Capture) -> Non
         for p in m.params:
             assert f"{p.name}: {p.kind}" in line, (m.name, p.name)
         assert str(m.cite) in line
+        # Who may make it in words (the reason a refusal gives), never a raw guard like `actor == active`.
+        assert "actor" not in line and "true" not in line.split()[2:4], line
+        if m.by_reason and not m.is_ability:
+            assert m.by_reason in line
 
 
 def test_failures_are_repeated_at_the_end_after_their_traces(tmp_path: Path, capsys: Capture) -> None:
@@ -487,3 +516,32 @@ def test_check_json_follows_its_schema(tmp_path: Path, capsys: Capture) -> None:
     assert data["results"][0]["status"] == "malformed" and "found '='" in data["results"][0]["error"]
     assert main(["check", "--json", str(default_scenarios_dir())]) == 0
     Draft202012Validator(schema).validate(json.loads(capsys.readouterr().out))
+
+
+def test_check_junit_names_each_scenario_and_its_failure(tmp_path: Path, capsys: Capture) -> None:
+    """`check --junit FILE`: a test case per scenario file; a failure carries file:line:column and why, a
+    malformed file is an error; the exit code is as without it."""
+    import xml.etree.ElementTree as ET
+
+    good, bad = write(tmp_path, "good.scenario", PASSING), write(tmp_path, "bad.scenario", FAILING)
+    malformed = write(tmp_path, "malformed.scenario", MALFORMED)
+    report = tmp_path / "junit.xml"
+    assert main(["check", "--junit", str(report), str(good), str(bad), str(malformed)]) == 2
+    capsys.readouterr()
+    suite = ET.parse(report).getroot().find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "1", "1")
+    cases = {case.get("name"): case for case in suite.iter("testcase")}
+    assert sorted(cases) == ["bad", "good", "malformed"]
+    assert list(cases["good"]) == []
+    failure = cases["bad"].find("failure")
+    line = FAILING.splitlines().index("  expect discard top is Star") + 1
+    assert failure is not None and failure.get("message", "").startswith(f"{bad}:{line}:")
+    error = cases["malformed"].find("error")
+    assert error is not None and "found '='" in error.get("message", "")
+
+
+def test_check_junit_to_a_bad_place_is_refused_first(tmp_path: Path, capsys: Capture) -> None:
+    missing = tmp_path / "no" / "such" / "junit.xml"
+    assert main(["check", "--junit", str(missing), str(write(tmp_path, "good.scenario", PASSING))]) == 2
+    assert "cannot write: no directory" in capsys.readouterr().err

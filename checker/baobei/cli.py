@@ -166,7 +166,7 @@ def print_moves(rules: Ruleset) -> int:
     """The move reference: every move, ability and step with who makes it, its arguments, phases, citation."""
     from .docs.language import move_rows
 
-    header = ("move", "who", "arguments (? optional)", "phases", "rule")
+    header = ("move", "who may make it", "arguments (? optional)", "phases", "rule")
     table(header, [(f"{r.name} ({r.kind})", r.who, ", ".join(r.args) or "none", ", ".join(r.phases) or "any",
                     r.cite) for r in move_rows(rules)])
     print("a scenario's play line: PLAYER MOVE name=value ...; a slot is PLAYER.NUMBER, a held card Species#N")
@@ -220,48 +220,23 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_rules(args: argparse.Namespace) -> int:
     from .engine.engine import Engine
     from .language.load import load_ruleset
-
-    directory = _rules_dir(args) or default_rules_dir()
+    from .language.summary import rules_summary, summary_lines
     from .play.campaign import check_simulation_rules
 
+    directory = _rules_dir(args) or default_rules_dir()
     rules = load_ruleset(directory)
     check_simulation_rules(Engine(rules))  # compiling resolves every name: an unknown one is reported here
     if not cited_well(rules):
         return EXIT_BAD_INPUT
+    summary = rules_summary(rules, str(directory))
+    if args.json:
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        return EXIT_OK
     if args.moves:
         return print_moves(rules)
-    moves = [m for m in rules.moves.values() if not m.is_ability]
-    abilities = [m for m in rules.moves.values() if m.is_ability]
-    cited = rules.cited_rules()
-    sections = sorted({c.section for _, _, c, _ in cited if c.section}, key=_section_key)
-    paras = {p for _, _, c, _ in cited for p in c.paras}
-    print(f"rules {directory}: {len(rules.files)} files, valid")
-    two_state = [i for i in rules.invariants.values() if i.two_state]
-    print(f"  {len(moves)} moves, {len(abilities)} abilities, {len(rules.routines)} routines, "
-          f"{len(rules.hooks)} hooks, {len(rules.defines)} definitions, {len(rules.tables)} tables, "
-          f"{len(rules.variables)} variables")
-    print(f"  {len(rules.invariants)} invariants ({len(two_state)} of them transition invariants, judged "
-          f"for every move), {len(rules.progress)} progress propert{'y' if len(rules.progress) == 1 else 'ies'}")
-    if rules.statistics or rules.policies:
-        print(f"  for `baobei simulate`: {len(rules.statistics)} statistics, policies "
-              + (", ".join(rules.policies) or "none"))
-    deck = sum(sp.count for sp in rules.species.values())
-    print(f"  deck: {len(rules.species)} species, {deck} cards; players {rules.min_players}..{rules.max_players}")
-    print(f"  {len(cited)} cited rules over {len(sections)} sections and {len(paras)} paragraphs:")
-    print("    " + ", ".join(f"§ {s}" for s in sections))
-    print(f"  {len(rules.assumptions)} assumptions: " + ", ".join(sorted(rules.assumptions, key=_section_key)))
-    if args.verbose:
-        for kind, name, cite, pos in cited:
-            inv = rules.invariants.get(name) if kind == "invariant" else None
-            mark = "  two-state: judged for every move" if inv is not None and inv.two_state else ""
-            print(f"    {kind:<12} {name:<32} {cite}  ({pos}){mark}")
+    for line in summary_lines(summary, args.verbose):
+        print(line)
     return EXIT_OK
-
-
-def _section_key(text: str) -> tuple[int, ...]:
-    digits = "".join(ch if ch.isdigit() or ch == "." else " " for ch in text).split()
-    parts = digits[0].split(".") if digits else []
-    return tuple(int(p) for p in parts if p) or (10_000,)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -589,7 +564,9 @@ def build_parser() -> argparse.ArgumentParser:
                            help="first show the scenario's source, highlighted on a terminal")
         elif name == "rules":
             p.add_argument("-v", "--verbose", action="store_true",
-                           help="also list every cited rule with its citation and place")
+                           help="also show every decision with its text, and every cited rule with its place")
+            p.add_argument("--json", action="store_true",
+                           help="print the summary as JSON (schema: docs/rules.schema.json)")
             p.add_argument("--moves", action="store_true",
                            help="list every move and ability: who makes it, its arguments, phases and rule")
         elif name == "bench":

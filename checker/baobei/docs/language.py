@@ -14,7 +14,7 @@ from ..language.builtins import BUILTINS, STATE_NAMES, TRANSITION_NAMES, Builtin
 from ..language.kinds import PARAM_KINDS
 from ..language.ruleset import HOOKS, MAX_DECK, MAX_PLAYERS, MAX_VALUE, Ruleset
 from ..language.statements import STATEMENTS
-from ..language.text import expr_text
+from ..language.summary import who_may
 from ..language.walk import move_phases
 from .index import Index
 from .render import Links
@@ -83,8 +83,7 @@ def move_rows(rules: Ruleset) -> list[MoveRow]:
     rows = []
     for m in rules.moves.values():
         kind = "step of an ability" if m.is_step else "ability" if m.is_ability else "move"
-        who = "the player the ability waits for" if m.is_ability else expr_text(m.by) if m.by is not None \
-            else "anyone"
+        who = who_may(m)
         args = tuple(f"{p.name}: {p.kind}{'?' if p.optional else ''}" for p in m.params)
         rows.append(MoveRow(m.name, kind, who, args, tuple(sorted(move_phases(m) or ())), str(m.cite)))
     return rows
@@ -99,8 +98,7 @@ def _moves(rules: Ruleset) -> list[str]:
              "out. `baobei explain` shows each move's events with the rule behind them.", "",
              "| Move | Who | Arguments | In phase | Rule |", "|---|---|---|---|---|"]
     for r in move_rows(rules):
-        who = f"`{r.who}`" if r.kind == "move" and r.who != "anyone" else r.who  # a `by` condition as code
-        lines.append(f"| `{r.name}` ({r.kind}) | {who} | {', '.join(f'`{a}`' for a in r.args) or 'none'} | "
+        lines.append(f"| `{r.name}` ({r.kind}) | {r.who} | {', '.join(f'`{a}`' for a in r.args) or 'none'} | "
                      f"{', '.join(f'`{p}`' for p in r.phases) or 'any'} | {r.cite} |")
     return lines
 

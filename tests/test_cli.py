@@ -545,3 +545,50 @@ def test_check_junit_to_a_bad_place_is_refused_first(tmp_path: Path, capsys: Cap
     missing = tmp_path / "no" / "such" / "junit.xml"
     assert main(["check", "--junit", str(missing), str(write(tmp_path, "good.scenario", PASSING))]) == 2
     assert "cannot write: no directory" in capsys.readouterr().err
+
+
+def test_explain_gives_a_legend_for_its_notation(tmp_path: Path, capsys: Capture) -> None:
+    """`explain` says once how to read `Spatz#1{alice}`, `{-}`, `*alice` and `holds`."""
+    assert main(["explain", str(write(tmp_path, "ok.scenario", PASSING))]) == 0
+    out = capsys.readouterr().out
+    legend = out[:out.index("\nline ")]
+    for notation in ("*NAME", "#N", "{-} nobody", "{all} every player", "holds", "(top C)"):
+        assert notation in legend, notation
+    assert out.count("How to read the tables:") == 1
+
+
+def test_one_policy_vocabulary(capsys: Capture) -> None:
+    """bench and simulate name the players' ways of choosing alike: random and kinds."""
+    assert main(["bench", "--players", "2", "--rounds", "2", "--repeat", "1", "--tally", "--policy", "random"]) == 0
+    assert "tally over" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["bench", "--tally", "--policy", "uniform"])
+    assert "invalid choice: 'uniform'" in capsys.readouterr().err
+    for command in ("bench", "simulate"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert "random" in capsys.readouterr().out
+
+
+def test_play_log_to_a_bad_place_is_refused_before_the_game(tmp_path: Path, capsys: Capture) -> None:
+    log = tmp_path / "missing" / "game.jsonl"
+    assert main(["play", "--players", "2", "--log", str(log)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "cannot write: no directory" in err  # no move was played
+
+
+def test_shell_completion_names_commands_and_options(tmp_path: Path) -> None:
+    """argcomplete answers a shell's question: the commands after `baobei ch`, the options after `check --j`."""
+    import os
+    import subprocess
+    import sys
+
+    def completions(line: str) -> list[str]:
+        answer = tmp_path / "answer"
+        env = {**os.environ, "_ARGCOMPLETE": "1", "_ARGCOMPLETE_IFS": "\n", "COMP_LINE": line,
+               "COMP_POINT": str(len(line)), "_ARGCOMPLETE_STDOUT_FILENAME": str(answer)}
+        subprocess.run([sys.executable, "-m", "baobei.cli"], env=env, capture_output=True, check=False)
+        return answer.read_text(encoding="utf-8").split()
+
+    assert completions("baobei ch") == ["check"]
+    assert set(completions("baobei check --j")) == {"--json", "--junit"}

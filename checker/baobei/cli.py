@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK
 """The `baobei` command: the executable rules of BAO BEI.
 
 Replay scenarios (check, explain), validate the rules (rules), play seeded games
@@ -197,7 +198,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
         source = read_source(Path(args.file), ScenarioError)
         print(highlight_terminal(source, "scenario") if is_terminal() else source)
+    from .engine.table_view import LEGEND
+
     print(f"{scenario.title}  ({', '.join(str(c) for c in scenario.cites)})")
+    print("", *LEGEND, sep="\n")
     for entry in result.trace:
         print(f"\nline {entry.pos.line}: {entry.text}")
         for event in entry.events:
@@ -295,6 +299,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.log:
         from .referee.write import LogWriter
 
+        check_writable(Path(args.log))  # before the game: a bad place is bad input found at once
         eng.check_player_count(args.players)
         names = [f"p{i + 1}" for i in range(args.players)]
         writer = LogWriter(eng, _rules_dir(args) or default_rules_dir(), names, args.seed, viewer)
@@ -578,8 +583,9 @@ def build_parser() -> argparse.ArgumentParser:
                            help="judge every invariant after every move, as scenario replays do (the same moves)")
             p.add_argument("--tally", action="store_true", help="then count the same play: moves by name")
             p.add_argument("--watch", metavar="VARS", help="with --tally: variables whose values to count per round")
-            p.add_argument("--policy", choices=["uniform", "kinds"], default="uniform",
-                           help="with --tally: uniform over legal moves, or a kind of move first")
+            p.add_argument("--policy", choices=["random", "kinds"], default="random",
+                           help="with --tally: how the players choose, named as in `simulate`: random (uniformly "
+                                "over the legal moves) or kinds (a kind of move first)")
         elif name == "play":
             p.add_argument("--players", type=int, default=3, help="players at the table")
             p.add_argument("--seed", type=int, default=1, help="the seed of the deal and the random moves")
@@ -664,8 +670,8 @@ def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--matches", type=POSITIVE, default=100, help="whole matches to play")
     p.add_argument("--seed", type=int, default=1, help="the campaign's seed: match i is dealt from (seed, i)")
     p.add_argument("--policy", default=None,
-                   help="how the players choose: random, kinds, or a policy of the rules (default: the first "
-                        "policy the rules declare, else random)")
+                   help="how the players choose: random (uniformly over the legal moves), kinds (a kind of move "
+                        "first), or a policy of the rules (default: the first policy the rules declare, else random)")
     p.add_argument("--workers", type=POSITIVE, default=None, help="worker processes (default: every core)")
     p.add_argument("--dask", metavar="ADDRESS", help="run the matches on this Dask scheduler instead (the dask "
                    "extra: pip install 'baobei[dask]')")
@@ -682,7 +688,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # When the reader goes away (`baobei verify | head`), end quietly as Unix tools do.
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        complete(parser)
+        args = parser.parse_args(argv)
         code = int(args.func(args))
     except BaoError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -696,6 +704,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return interrupted()
         raise
     return code
+
+
+def complete(parser: argparse.ArgumentParser) -> None:
+    """Shell completion (argcomplete): when the shell asks for completions, answer and exit. Imported only
+    then, so that other starts do not pay for it; `eval "$(register-python-argcomplete baobei)"` enables it."""
+    if "_ARGCOMPLETE" in os.environ:
+        import argcomplete
+
+        argcomplete.autocomplete(parser)
 
 
 def caused_by_interrupt(err: BaseException) -> bool:

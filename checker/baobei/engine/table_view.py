@@ -13,6 +13,19 @@ def knowers(st: State, card: int) -> str:
     return ",".join(st.names[p] for p in range(len(st.names)) if mask >> p & 1) or "-"
 
 
+# How to read the lines render_table writes: `explain` prints it once before its trace.
+LEGEND = (
+    "How to read the tables:",
+    "  *NAME          the active player; each player's line lists their slots, then the cards in hand",
+    "  2:SPECIES#3    slot 2 holds the third copy of SPECIES in the deck (#N tells copies apart)",
+    "  {alice,bob}    who knows that card: {-} nobody, {all} every player; `?` a card the viewer does not know",
+    "  3:—            slot 3 is empty",
+    "  holds CARD     a card in the player's hand (drawn, to keep or discard)",
+    "  PILE N (top C) a pile with N cards; a face-up pile names its top card",
+    "Under each move: the events it caused, each with the rule that caused it (by NAME § SECTION [PARAGRAPHS]).",
+)
+
+
 def render_table(eng: Engine, st: State, knowledge: bool = True, viewer: int | None = None) -> list[str]:
     """One line per player and per pile; each card shows who knows it, e.g. SPECIES#1{alice}. With a
     `viewer` (a seat), a card that player does not know is shown as `?`."""

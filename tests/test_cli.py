@@ -592,3 +592,9 @@ def test_shell_completion_names_commands_and_options(tmp_path: Path) -> None:
 
     assert completions("baobei ch") == ["check"]
     assert set(completions("baobei check --j")) == {"--json", "--junit"}
+
+
+def test_built_site_and_simulation_output_are_not_committed() -> None:
+    """`baobei docs --site site/` and `baobei simulate` (default out `simulation/`) write into the checkout."""
+    ignored = (Path(__file__).resolve().parents[1] / ".gitignore").read_text(encoding="utf-8").split()
+    assert "site/" in ignored and "/simulation/" in ignored

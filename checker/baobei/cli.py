@@ -11,6 +11,7 @@ scenario, a property), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import dataclasses
 import json
@@ -349,11 +350,16 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         records = run_campaign(spec, args.matches, workers, args.dask, advance)
     seconds = time.perf_counter() - start
     figures = simulation.finish(records, args.matches, out)
-    print_summary(figures)
+    if args.json:  # the figures alone on standard output; the lines for people on standard error
+        print(json.dumps(figures, indent=2, ensure_ascii=False))
+        with contextlib.redirect_stdout(sys.stderr):
+            print_summary(figures)
+    else:
+        print_summary(figures)
     where = args.dask if args.dask else plural(workers, "worker")
     emit(f"{args.matches:,} matches in {seconds:.1f}s on {where}: {args.matches / seconds:,.2f} matches/s, "
-         f"{figures['moves'] / seconds:,.0f} moves/s")
-    emit(f"wrote {out / 'simulate.json'} and the plots (PNG and SVG) in {out}")
+         f"{figures['moves'] / seconds:,.0f} moves/s", err=args.json)
+    emit(f"wrote {out / 'simulate.json'} and the plots (PNG and SVG) in {out}", err=args.json)
     return EXIT_FAIL if figures["findings"] else EXIT_OK
 
 
@@ -681,6 +687,9 @@ def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
                    help="the turn cap of a round (D9: the rules set none); a capped round stops its match")
     p.add_argument("--no-invariants", action="store_true",
                    help="do not judge the invariants after every move (a speed run)")
+    p.add_argument("--json", action="store_true",
+                   help="print the figures as JSON (schema: docs/simulate.schema.json; the same as OUT/simulate.json); "
+                        "the lines for people go to standard error")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

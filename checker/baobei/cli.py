@@ -443,6 +443,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return run_verify(args)
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare.command import run_compare
+
+    return run_compare(args)
+
+
 def cmd_docs(args: argparse.Namespace) -> int:
     from .docs.generate import run_docs
 
@@ -492,6 +498,8 @@ EXIT_CODES = {
     "verify": "Exit 0 when no property is violated or unknown, 1 otherwise, 2 for bad input.",
     "docs": "Exit 0 when written (or, with --check, current), 1 when stale or a scenario fails, 2 for bad input.",
     "explain": "Exit 0 when the scenario passes, 1 when it fails, 2 for bad input.",
+    "compare": "Exit 0 when the two versions of the rules give the same answers, 1 when they differ, 2 for bad "
+               "input.",
     "referee": "Exit 0 when every move is legal and every claim right, 1 at an illegal move, an impossible random "
                "outcome or a wrong claim (with the line, the rule and the table), 2 for a malformed log.",
 }
@@ -550,13 +558,20 @@ def build_parser() -> argparse.ArgumentParser:
         ("docs", "generate docs/ from the rules and the passing scenarios", cmd_docs),
         ("referee", "replay a game log (JSON Lines, docs/log.schema.json): is every move legal, every claim right?",
          cmd_referee),
+        ("compare", "what a change of the rules does: answers, properties, the shortest situation that tells two "
+                    "versions apart, and play side by side", cmd_compare),
     ]
     for name, help_text, func in commands:
         p = sub.add_parser(name, help=help_text, description=f"{help_text}. {EXIT_CODES.get(name, EXIT_TEXT)}",
                            formatter_class=DefaultsShown)
+        p.set_defaults(func=func)
+        if name == "compare":  # two rules folders, both named with --rules
+            from .compare.command import add_arguments
+
+            add_arguments(p)
+            continue
         p.add_argument("--rules", metavar="DIR", default=argparse.SUPPRESS,
                        help="rules directory (a variant); default: rules/")
-        p.set_defaults(func=func)
         if name == "check":
             p.add_argument("paths", nargs="*", help="scenario files or directories (default: scenarios/)")
             p.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that pass")

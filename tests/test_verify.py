@@ -30,7 +30,9 @@ from planted import LOOK_WITHOUT_LIMIT
 MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
 Capture = pytest.CaptureFixture[str]
 
-LINE = re.compile(r"^(proved|inductive|bounded|explored|violated|unknown)\s+(\w+)\s+(\d+) players\s+(\d+\.\d+)s$", re.M)
+# A result's line: status, property, player count, its own time ("-": all of its work is shared), how it was decided.
+LINE = re.compile(r"^(proved|inductive|bounded|explored|violated|unknown)\s+(\w+)\s+(\d+) players\s+"
+                  r"(\d+\.\d+s|-)  \S.*$", re.M)
 
 SECOND_GOLDTUKAN = ("01_deck.bao", "card Goldtukan     value -5 count 1", "card Goldtukan     value -5 count 2")
 NEGATIVE_SPATZ = ("01_deck.bao", "card Spatz         value 1  count 5", "card Spatz         value -1 count 5")
@@ -438,7 +440,7 @@ def verify_searched(*argv: str) -> tuple[int, str, str]:
 
 
 def test_properties_of_reached_states_are_explored_not_proved() -> None:
-    code, out, err = verify_searched()
+    code, out, err = verify_searched("-v")
     assert code == 0, out + err
     got = statuses(out)
     rules = load_ruleset(default_rules_dir())
@@ -448,9 +450,10 @@ def test_properties_of_reached_states_are_explored_not_proved() -> None:
     assert got[("no_deadlock", 2)] == "bounded"
     assert re.search(r"^relation  2 players: bounded model checking to \d+ moves", out, re.M)
     # Z3's counterexample over arbitrary states (peeked = 3, say) is no violation of a reachable claim.
-    assert "over arbitrary states Z3 finds a counterexample" in out
-    assert re.search(r"bounded to \d+ moves \(Z3 over every deal of the small deck\); "
-                     r"explored to depth \d+ of 1 seeded deal", out)
+    # With -v each explanation is said once, for the results it is about; the search's reach on its line.
+    assert out.count("over arbitrary states Z3 finds a counterexample") == 1
+    assert len(re.findall(r"^    bounded to \d+ moves \(Z3 over every deal of the small deck\)$", out, re.M)) == 1
+    assert re.search(r"^search    2 players: explored to depth \d+ of 1 seeded deal", out, re.M)
 
 
 def test_a_planted_bug_is_violated_with_the_moves_that_reach_it(tmp_path: Path) -> None:
@@ -512,3 +515,9 @@ def test_json_results_follow_their_schema(tmp_path: Path) -> None:
     Draft202012Validator(schema).validate(data)
     assert {(r["property"], r["players"]): r["status"] for r in data["results"]} == statuses(out)
     assert data["player_counts"] == [2] and sum(data["tally"].values()) == len(data["results"]) > 0
+    # Every claim of these rules is about every state: proved by its own Z3 query, with its own time.
+    assert {(r["method"], r["depth"]) for r in data["results"]} <= {("state", None), ("placement", None)}
+    own = {r["property"]: r["seconds"] for r in data["results"]}
+    assert all(isinstance(v, float) for v in own.values())
+    assert {m[2]: m[4] for m in LINE.finditer(out)} == {k: f"{v:.3f}s" for k, v in own.items()}
+    assert data["shared"] == {}  # nothing searched: no work shared

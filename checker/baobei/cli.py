@@ -648,7 +648,8 @@ def build_parser() -> argparse.ArgumentParser:
                            help="also write every result as JSON (schema: docs/verify.schema.json); - for "
                                 "standard output (the lines for people then go to standard error)")
             p.add_argument("-v", "--verbose", action="store_true",
-                           help="also explain each method and show the counterexamples to induction")
+                           help="also explain each method once, show the counterexamples to induction and the "
+                                "progress of the searches")
             p.add_argument("--only", action="append", metavar="NAME",
                            help="judge only this property (repeat for more); the others are left out of the "
                                 "bounded model checking too, which is then much faster")

@@ -13,11 +13,16 @@ Two methods, in this order:
    state and move reached to the depth shown; `violated` comes with the moves that
    reach the violation from the deal.
 
-One line per property and player count (proved / explored / violated / unknown,
-with the time); `--emit-scenario FILE` writes the first violation as a scenario
-that fails when replayed; `--docs FILE` writes docs/invariants.md. Exit 0 when
-nothing is violated or unknown, 1 otherwise, 2 for bad input (raised as BaoError
-and reported by the command line).
+One line per property and player count: its status, how it was decided and its
+own time (its own Z3 query; the work every property shares, the relation and the
+searches, stands once per player count with its time), a violation's counterexample
+under its line; a summary with the count of each status and the wall and CPU time.
+`-v` adds the explanations, each once, and the counterexamples to induction;
+`--json FILE` (`-`: standard output, the lines for people then on standard error)
+writes the results for programs (docs/verify.schema.json); `--emit-scenario FILE`
+writes the first violation as a scenario that fails when replayed; `--docs FILE`
+writes docs/invariants.md. Exit 0 when nothing is violated or unknown, 1 otherwise,
+2 for bad input (raised as BaoError and reported by the command line).
 
 The modules of proofs/ are the only ones importing z3, so that the other
 commands start without it.
@@ -33,6 +38,7 @@ import pickle
 import sys
 import time
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
@@ -48,7 +54,7 @@ from ..language.ruleset import Ruleset
 from ..language.small_deck import small_deck
 from ..language.terminal import emit as show_line
 from ..language.terminal import progress
-from ..language.text import plural
+from ..language.words import plural
 from ..play.explore import NAMES, Failure, Report, explore, failure_scenario
 from ..play.tables import DEFAULT_TABLE_DEPTH, Start, TablesReport, explore_tables, scenario_tables
 from ..scenarios.parser import parse_scenario_text
@@ -58,7 +64,7 @@ from ..scenarios.syntax import Table
 from .bmc import RULES_RUN, BmcReport, Finding, bmc, properties
 from .distribution import Outcome, StateCex, prove_state
 from .induction import InductionReport, reachable
-from .placement import prove_placement, reads_places, transitions
+from .placement import PlacementOutcome, prove_placement, reads_places, transitions
 from .report import (
     Method,
     Result,
@@ -87,6 +93,12 @@ def say(line: str) -> None:
     sys.stdout.flush()
 
 
+def say_err(line: str) -> None:
+    """A progress line on standard error (standard output carries the JSON)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
 # The defaults of the search: every allowed player count in well under the minute verify may take.
 DEFAULT_DEPTH = 12
 DEFAULT_DEALS = 1
@@ -109,11 +121,12 @@ class Searches:
     _starts: dict[int, list[Start]] | None = None
     _skipped: int = 0
     _engine: Engine | None = None
+    tell: Callable[[str], None] = say  # where the progress lines go
 
     def report(self, players: int) -> Report:
         if players not in self.done:
-            say(f"  ... exploring the rounds of {players} players: depth {self.depth} at most, "
-                f"{self.deals} deal(s), {self.states:,} states at most")
+            self.tell(f"  ... exploring the rounds of {players} players: depth {self.depth} at most, "
+                      f"{self.deals} deal(s), {self.states:,} states at most")
             self.done[players] = explore(self.rules, players, self.depth, self.deals, max_states=self.states)
         return self.done[players]
 
@@ -140,8 +153,8 @@ class Searches:
             assert self._engine is not None and self._starts is not None
             eng = self._engine
             starts = self._starts.get(players, [])
-            say(f"  ... exploring from {plural(len(starts), 'scenario table')} of {players} players: "
-                f"depth {self.table_depth} at most")
+            self.tell(f"  ... exploring from {plural(len(starts), 'scenario table')} of {players} players: "
+                      f"depth {self.table_depth} at most")
             report = explore_tables(eng, starts, players, self.table_depth)
             report.skipped = self._skipped
             self.from_tables[players] = report
@@ -166,6 +179,7 @@ class Relations:
     induction: bool
     skip: frozenset[str]
     done: dict[int, Transitions] = field(default_factory=dict)
+    tell: Callable[[str], None] = say  # where the progress lines go
 
     def report(self, players: int) -> Transitions:
         if players not in self.done:
@@ -175,16 +189,17 @@ class Relations:
     def _judge(self, players: int) -> Transitions:
         small = small_deck(self.rules, players)
         depth = self.depth if self.depth is not None else default_bmc_depth(players)
-        say(f"  ... bounded model checking with {players} players: {plural(depth, 'move')} at most")
+        self.tell(f"  ... bounded model checking with {players} players: {plural(depth, 'move')} at most")
         try:
             found = bmc(small, players, depth, self.seconds if self.seconds is not None else float("inf"),
                         skip=self.skip,
-                        progress=lambda k, secs: say(f"      depth {k} judged with {players} players ({secs:.1f}s)"))
+                        progress=lambda k, secs: self.tell(f"      depth {k} judged with {players} players "
+                                                           f"({secs:.1f}s)"))
         except Unsupported as err:
             return Transitions(None, None, str(err))
         inductive = None
         if self.induction:
-            say(f"  ... induction with {players} players: every move of the rules from any state, cards free")
+            self.tell(f"  ... induction with {players} players: every move of the rules from any state, cards free")
             open_labels = {p.label for p in properties(small, self.skip) if p.label not in found.findings}
             inductive = reachable(self.rules, players, list(NAMES[:players]), open_labels, lambda: None)
         return Transitions(found, inductive, "")
@@ -240,41 +255,92 @@ def default_workers(counts: list[int]) -> int:
     return max(1, min(len(os.sched_getaffinity(0)), len(counts)))
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """How one result was decided, beyond its status: for the lines, the JSON and the tests."""
+
+    method: str  # a key of METHOD_WORDS
+    depth: int | None = None  # bounded, explored: the depth judged; violated: the moves to the violation
+    lemmas: tuple[str, ...] = ()  # inductive: the rules' lemmas proved with it
+
+
+@dataclass
+class Verified:
+    """verify_all's answer: the results with their verdicts (in the same order), the methods per property,
+    and the shared work (the relation and the searches of each player count)."""
+
+    results: list[Result]
+    verdicts: list[Verdict]
+    methods: dict[str, Method]
+    relations: dict[int, Transitions]
+    searches: Searches
+
+
+def quiet(line: str) -> None:
+    """Progress nobody asked for (verify without -v)."""
+
+
 def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, deals: int = DEFAULT_DEALS,
-               states: int = DEFAULT_STATES, done: Callable[[Result], None] = lambda r: None,
+               states: int = DEFAULT_STATES, done: Callable[[Result, Verdict], None] = lambda r, v: None,
                bmc_depth: int | None = None, bmc_seconds: float | None = None,
                with_induction: bool = False, tables: Path | None = None, table_depth: int = DEFAULT_TABLE_DEPTH,
-               workers: int = 1, only: frozenset[str] | None = None,
-               ) -> tuple[list[Result], dict[str, Method], dict[int, Transitions], Searches]:
+               workers: int = 1, only: frozenset[str] | None = None, tell: Callable[[str], None] = say,
+               ) -> Verified:
     """Judge every property (or those named in `only`) for every player count; `done` hears of each result
     as it comes. `tables`: the scenarios whose tables the engine's search starts from too (None: only the
-    deals). `workers`: processes that judge the player counts side by side (the results are the same)."""
-    results: list[Result] = []
-    methods: dict[str, Method] = {}
-    searches = Searches(rules, depth, deals, states, tables, table_depth)
+    deals). `workers`: processes that judge the player counts side by side (the results are the same).
+    `tell`: where the progress lines of the searches go."""
+    searches = Searches(rules, depth, deals, states, tables, table_depth, tell=tell)
     props = selected(rules, only)
     chosen = {p.ident for p in props}
     skip = frozenset(i.ident for i in rules.invariants.values() if over_states(i) and not i.reachable) | frozenset(
         name for name in [*rules.invariants, *rules.progress] if name not in chosen)
-    relations = Relations(rules, bmc_depth, bmc_seconds, with_induction, skip)
+    relations = Relations(rules, bmc_depth, bmc_seconds, with_induction, skip, tell=tell)
     if any(searched(p) for p in props):
         judge_counts(searches, relations, counts, workers)
+    out = Verified([], [], {}, relations.done, searches)
     for prop in props:
         reads: list[str] = []
         explored = False
         for n in counts:
-            outcome = prove(rules, prop, n) if over_states(prop) else None
-            if outcome is not None:
-                reads = reads or outcome.reads  # what it reads, whether Z3 proved it or a search judges it
-            if outcome is not None and (outcome.status == "proved" or not searched(prop)):
-                results.append(Result(prop, n, outcome))
-            else:
-                explored = True
-                results.append(Result(prop, n, judged(prop, searches.report(n), relations.report(n), outcome,
-                                                      searches.tables_report(n))))
-            done(results[-1])
-        methods[prop.ident] = Method(method_kind(prop, explored), reads)
-    return results, methods, relations.done, searches
+            result, verdict, proof = judge_one(rules, prop, n, searches, relations)
+            reads = reads or (proof.reads if proof is not None else [])  # what it reads, proved or searched
+            explored = explored or result.outcome is not proof
+            out.results.append(result)
+            out.verdicts.append(verdict)
+            done(result, verdict)
+        out.methods[prop.ident] = Method(method_kind(prop, explored), reads)
+    return out
+
+
+def judge_one(rules: Ruleset, prop: Property, players: int, searches: Searches, relations: Relations,
+              ) -> tuple[Result, Verdict, Outcome | None]:
+    """One property for one player count: Z3 over every state where it can, else the relation and the
+    searches; also the outcome of Z3 over every state (None when there was no such query)."""
+    proof = None
+    if over_states(prop):
+        proof = prove(rules, prop, players)
+        if proof.status == "proved" or not searched(prop):
+            return Result(prop, players, proof), Verdict("placement" if reads_places(prop) else "state"), proof
+    report, relation = searches.report(players), relations.report(players)
+    outcome = judged(prop, report, relation, proof, searches.tables_report(players))
+    return Result(prop, players, outcome), search_verdict(label_of(prop), outcome, relation, report), proof
+
+
+def search_verdict(label: str, outcome: Outcome, relation: Transitions, report: Report) -> Verdict:
+    """How the relation and the searches decided a claim about reached states or moves."""
+    trace = outcome.trace
+    if isinstance(trace, Finding):
+        return Verdict("bmc", trace.depth)
+    if isinstance(trace, Failure):
+        return Verdict("search" if report.failures.get(label) is trace else "tables", trace.depth)
+    if outcome.status == "inductive" and relation.induction is not None:
+        return Verdict("induction", lemmas=tuple(relation.induction.lemmas))
+    if outcome.status == "bounded" and relation.bmc is not None:
+        return Verdict("bmc", relation.bmc.depth)
+    if outcome.status == "unknown" and relation.bmc is not None and label in relation.bmc.findings:
+        return Verdict("bmc")  # the prover and the engine disagree
+    return Verdict("search", report.complete if report.complete >= 0 else None)
 
 
 def selected(rules: Ruleset, only: frozenset[str] | None) -> list[Property]:
@@ -315,25 +381,28 @@ def label_of(prop: Property) -> str:
 def judged(prop: Property, report: Report, relation: Transitions, over_every_state: Outcome | None,
            tables: TablesReport | None = None) -> Outcome:
     """The verdict on a claim about reached states or moves: the relation's (a violation with its trace,
-    inductive, bounded to k moves) and the engine's search (a violation, the depth it reached)."""
+    inductive, bounded to k moves) and the engine's search (a violation, the depth it reached). Its time is
+    the property's own, its query over every state: the relation and the searches judge every property at
+    once, their times are theirs (shared_lines)."""
     label = label_of(prop)
+    own = over_every_state.seconds if over_every_state is not None else 0.0
     finding = relation.bmc.findings.get(label) if relation.bmc is not None else None
     if finding is not None and finding.confirmed:
-        return Outcome("violated", relation.bmc.seconds if relation.bmc else 0.0,
+        return Outcome("violated", own,
                        f"{finding.message}; Z3 finds it {finding.depth} moves after a deal: {finding.moves_text()}",
                        trace=finding)
     failure = report.failures.get(label)
     if failure is not None:
-        return Outcome("violated", report.seconds, f"{failure.message}; reached {failure.depth} moves after the "
+        return Outcome("violated", own, f"{failure.message}; reached {failure.depth} moves after the "
                        f"deal of seed {failure.seed}: " + " / ".join(failure.moves), trace=failure)
     from_table = tables.failures.get(label) if tables is not None else None
     if from_table is not None:
         where, failure = from_table
-        return Outcome("violated", tables.seconds if tables else 0.0, f"{failure.message}; reached "
+        return Outcome("violated", own, f"{failure.message}; reached "
                        f"{failure.depth} moves from the table of {where}: " + " / ".join(failure.moves),
                        trace=failure)
     if finding is not None:
-        return Outcome("unknown", 0.0, f"the prover and the engine disagree: {finding.disagreement or finding.message}")
+        return Outcome("unknown", own, f"the prover and the engine disagree: {finding.disagreement or finding.message}")
     parts = [relation_detail(label, relation), search_detail(report), tables_detail(tables)]
     if over_every_state is not None and over_every_state.status == "violated":
         parts.append("over arbitrary states Z3 finds a counterexample, a state no round reaches")
@@ -341,7 +410,7 @@ def judged(prop: Property, report: Report, relation: Transitions, over_every_sta
         "bounded" if relation.bmc is not None and relation.bmc.depth >= 0 else \
         "explored" if report.complete >= 0 else "unknown"
     cti = relation.induction.ctis.get(label, []) if relation.induction is not None else []
-    return Outcome(status, report.seconds, "; ".join(p for p in parts if p), cti=cti)
+    return Outcome(status, own, "; ".join(p for p in parts if p), cti=cti)
 
 
 def relation_detail(label: str, relation: Transitions) -> str:
@@ -379,94 +448,332 @@ def tables_detail(tables: TablesReport | None) -> str:
 STATUSES = ("proved", "inductive", "bounded", "explored", "violated", "unknown")
 STATUS_STYLES = {"proved": "pass", "inductive": "pass", "bounded": "pass", "explored": "pass", "violated": "fail",
                  "unknown": "warn"}
+SHOWN_WITH_LINE = ("violated", "unknown")  # statuses whose evidence stands under their line without -v
+
+# What each status means, said once with -v (docs/verify.schema.json and docs/invariants.md say it too).
+STATUS_MEANING = {
+    "proved": "Z3 shows that no state at all breaks it, reachable or not",
+    "inductive": "every move of the rules keeps it from any state satisfying the proved claims: it holds in "
+                 "every reachable state",
+    "bounded": "no path of up to k moves from any deal of the small deck breaks it (Z3 over the rules' "
+               "transition relation); deeper is not judged",
+    "explored": "the engine's search reached no violation to the depth shown: no proof",
+    "violated": "with a counterexample: a state, or the moves that reach the violation",
+    "unknown": "not judged; the reason stands under its line",
+}
+
+# How a result was decided (Verdict.method), in words.
+METHOD_WORDS = {
+    "state": "Z3 over every state",
+    "placement": "Z3 over every transition rule",
+    "induction": "induction over every move",
+    "bmc": "Z3 over every deal",
+    "search": "the engine's search from the deals",
+    "tables": "the engine's search from the scenario tables",
+}
+
+OWN_TIME = ("time: the seconds of the property's own query, Z3 over every state; - where all of its work is "
+            "shared with the other properties (bounded model checking, the engine's searches, induction), "
+            "whose times stand once per player count on the lines search, tables, relation and induction")
+
+JSON_TO_STDOUT = "-"  # --json -: the JSON on standard output, the lines for people on standard error
+INDENT = " " * 12  # the lines under a result line
 
 
-def run_verify(args: argparse.Namespace) -> int:
-    began = time.perf_counter()
-    directory = Path(args.rules) if args.rules else default_rules_dir()
-    rules = load_ruleset(directory)
-    eng = Engine(rules)  # compiling resolves every name: an unknown one is bad input, reported here
-    counts = check_players(rules, args.players)
+@dataclass(frozen=True)
+class Voice:
+    """Where the lines for people go, and how much they say."""
+
+    err: bool = False  # standard error: standard output carries the JSON (--json -)
+    verbose: bool = False  # -v: the explanations (once), the counterexamples to induction, the progress
+
+    def line(self, text: str, style: str | None = None) -> None:
+        show_line(text, style, err=self.err)
+
+    def progress(self) -> Callable[[str], None]:
+        """Where the searches' progress lines go: nowhere without -v."""
+        if not self.verbose:
+            return quiet
+        return say_err if self.err else say
+
+
+def voice_of(args: argparse.Namespace) -> Voice:
+    return Voice(err=getattr(args, "json_out", None) == JSON_TO_STDOUT, verbose=bool(getattr(args, "verbose", False)))
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the workers judging player counts)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def search_options(args: argparse.Namespace) -> tuple[int, int, int]:
+    """The engine search's depth, deals and states, checked."""
     depth, deals = getattr(args, "depth", DEFAULT_DEPTH), getattr(args, "deals", DEFAULT_DEALS)
     states = getattr(args, "states", DEFAULT_STATES)
     if depth < 0 or deals < 1 or states < 1:
         raise BaoError("verify needs a depth of at least 0, at least one deal and a positive number of states")
-    for output in (args.emit_scenario, getattr(args, "docs", None), getattr(args, "json_out", None)):
+    return depth, deals, states
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse an output path that cannot be written before the work (`--json -` is standard output)."""
+    json_out = getattr(args, "json_out", None)
+    for output in (args.emit_scenario, getattr(args, "docs", None), json_out if json_out != JSON_TO_STDOUT else None):
         if output:
             check_writable(Path(output))
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    began, cpu = time.perf_counter(), cpu_seconds()
+    voice = voice_of(args)
+    directory = Path(args.rules) if args.rules else default_rules_dir()
+    rules = load_ruleset(directory)
+    eng = Engine(rules)  # compiling resolves every name: an unknown one is bad input, reported here
+    counts = check_players(rules, args.players)
+    search_options(args)
+    check_outputs(args)
     if not rules.invariants and not rules.progress:
-        print(f"rules {directory}: no invariant declared")
+        voice.line(f"rules {directory}: no invariant declared")
         return EXIT_OK
     only = frozenset(args.only) if getattr(args, "only", None) else None
     if only is not None and getattr(args, "docs", None):
         raise BaoError("--docs documents every property: leave out --only")
-    judged_count = len(selected(rules, only))
-    width = max(len(i) for i in [*rules.invariants, *rules.progress])
-
-    def show(r: Result) -> None:  # each result as soon as it is known: the progress of a long run
-        o = r.outcome
-        show_line(f"{o.status:<8}  {r.inv.ident:<{width}}  {r.players} players  {o.seconds:6.3f}s",
-                  STATUS_STYLES[o.status])
-        for line in result_lines(rules, r):
-            show_line("            " + line)
-        advance(1)
-
-    with progress("properties", judged_count * len(counts)) as advance:
-        results, methods, relations, searches = verify_all(rules, counts, depth, deals, states, show,
-                                                           getattr(args, "bmc_depth", None),
-                                                           getattr(args, "bmc_seconds", None),
-                                                           getattr(args, "induction", False), tables_dir(args),
-                                                           getattr(args, "table_depth", DEFAULT_TABLE_DEPTH),
-                                                           getattr(args, "workers", None) or default_workers(counts),
-                                                           only)
-    broken_relation = [line for n, t in sorted(relations.items()) for line, bad in relation_lines(n, t) if bad]
-    for n, tr in sorted(relations.items()):
-        for line, failed in relation_lines(n, tr):
-            show_line(line, "fail" if failed else None)
-    failing_rules = rules_failures(searches)
-    for players, where, failure in failing_rules:
-        show_line(f"violated  a move the rules cannot carry out with {players} players, reached {failure.depth} "
-                  f"moves {where}: " + " / ".join(failure.moves), "fail")
-    bad = [r for r in results if r.outcome.status in ("violated", "unknown")] + broken_relation + failing_rules
-    tally = {k: sum(1 for r in results if r.outcome.status == k) for k in STATUSES}
-    said = "1 property" if judged_count == 1 else f"{judged_count} properties"
-    print(f"{said} x {plural(len(counts), 'player count')}: "
-          + ", ".join(f"{v} {k}" for k, v in tally.items()) + f" in {time.perf_counter() - began:.2f}s"
-          + (f"; {plural(len(broken_relation) + len(failing_rules), 'failure')} beyond the properties (above)"
-             if broken_relation or failing_rules else ""))
+    verified = judge_all(args, rules, counts, only, voice)
+    failing_rules = rules_failures(verified.searches)
+    beyond = show_shared(verified, failing_rules, voice)
+    if voice.verbose:
+        for line in explanation_lines(verified.results, shared_details(verified.searches)):
+            voice.line(line)
+    wall, cpu = time.perf_counter() - began, cpu_seconds() - cpu
+    voice.line(summary_line(verified.results, len(selected(rules, only)), counts, beyond, wall, cpu))
     if args.emit_scenario:
-        write_counterexample(eng, results, Path(args.emit_scenario), relations, failing_rules)
-    if getattr(args, "json_out", None):
-        summary = {"rules": display_path(directory), "player_counts": counts,
-                   "seconds": round(time.perf_counter() - began, 3), "tally": tally}
-        write_output(Path(args.json_out), results_json(summary, results, relations))
+        write_counterexample(eng, verified.results, Path(args.emit_scenario), verified.relations, failing_rules,
+                             voice.line)
+    json_out = getattr(args, "json_out", None)
+    if json_out:
+        summary = {"rules": display_path(directory), "player_counts": counts, "seconds": round(wall, 3),
+                   "cpu_seconds": round(cpu, 3), "tally": tally_of(verified.results)}
+        write_json(json_out, results_json(summary, verified))
     docs = getattr(args, "docs", None)
     if docs:
-        write_output(Path(docs), invariants_markdown(rules, directory, results, methods))
-        print(f"wrote {docs}")
-    return EXIT_FAIL if bad else EXIT_OK
+        write_output(Path(docs), invariants_markdown(rules, directory, verified.results, verified.methods))
+        voice.line(f"wrote {docs}")
+    failed = [r for r in verified.results if r.outcome.status in SHOWN_WITH_LINE]
+    return EXIT_FAIL if failed or beyond else EXIT_OK
 
 
-def results_json(summary: dict[str, object], results: list[Result], relations: dict[int, Transitions]) -> str:
-    """verify's results for programs (docs/verify.schema.json): one entry per property and player count."""
-    entries = [{
+def judge_all(args: argparse.Namespace, rules: Ruleset, counts: list[int], only: frozenset[str] | None,
+              voice: Voice) -> Verified:
+    """verify_all with the command's options; each result's line as soon as it is known (the progress of a
+    long run), with the progress bar on a terminal."""
+    depth, deals, states = search_options(args)
+    width = max(len(i) for i in [*rules.invariants, *rules.progress])
+    with progress("properties", len(selected(rules, only)) * len(counts)) as advance:
+        def show(r: Result, v: Verdict) -> None:
+            for line, style in result_block(rules, r, v, width, voice.verbose):
+                voice.line(line, style)
+            advance(1)
+
+        return verify_all(rules, counts, depth, deals, states, show, getattr(args, "bmc_depth", None),
+                          getattr(args, "bmc_seconds", None), getattr(args, "induction", False), tables_dir(args),
+                          getattr(args, "table_depth", DEFAULT_TABLE_DEPTH),
+                          getattr(args, "workers", None) or default_workers(counts), only, voice.progress())
+
+
+# ---------------------------------------------------------------- the lines for people
+
+
+def result_block(rules: Ruleset, r: Result, v: Verdict, width: int, verbose: bool) -> list[tuple[str, str | None]]:
+    """A result's line (status, property, player count, its own time, how it was decided), then what stands
+    under it: a violation's counterexample, the reason for `unknown`; with -v, induction's counterexample."""
+    status = r.outcome.status
+    head = f"{status:<8}  {r.inv.ident:<{width}}  {r.players} players  {own_time_text(r)}  {verdict_text(status, v)}"
+    return [(head, STATUS_STYLES[status])] + [(INDENT + line, None) for line in evidence(rules, r, verbose)]
+
+
+def own_seconds(r: Result) -> float | None:
+    """The property's own time: its query, Z3 over every state (None: all of its work is shared)."""
+    return r.outcome.seconds if over_states(r.inv) else None
+
+
+def own_time_text(r: Result) -> str:
+    seconds = own_seconds(r)
+    return f"{seconds:7.3f}s" if seconds is not None else f"{'-':>8}"
+
+
+def verdict_text(status: str, v: Verdict) -> str:
+    """How the status was reached, in a few words: "bounded to 4 moves (Z3 over every deal)"."""
+    how = METHOD_WORDS[v.method]
+    if status == "inductive":
+        return f"in every reachable state ({how}; lemmas: {', '.join(v.lemmas) or 'none'})"
+    if v.depth is None:
+        return how
+    if status == "bounded":
+        return f"bounded to {plural(v.depth, 'move')} ({how})"
+    if status == "explored":
+        return f"explored to depth {v.depth} ({how})"
+    if status == "violated":
+        where = "from a scenario table" if v.method == "tables" else "after a deal"
+        return f"{plural(v.depth, 'move')} {where} ({how})"
+    return how
+
+
+def evidence(rules: Ruleset, r: Result, verbose: bool) -> list[str]:
+    """What stands under a result line: a violation's counterexample or an `unknown`'s reason; with -v,
+    induction's counterexample (the explanation of the other statuses is said once: explanation_lines)."""
+    o = r.outcome
+    if o.status not in SHOWN_WITH_LINE:
+        return ["  " + line for line in o.cti] if verbose else []
+    if o.cex is not None or isinstance(o, PlacementOutcome):
+        return result_lines(rules, r)
+    return ([o.detail] if o.detail else []) + (["  " + line for line in o.cti] if verbose else [])
+
+
+def show_shared(verified: Verified, failing_rules: list[tuple[int, str, Failure]], voice: Voice) -> int:
+    """The work all properties of a player count share, once, with its time; then the moves the rules cannot
+    carry out. Returns the number of failures beyond the properties."""
+    beyond = 0
+    for n in sorted(set(verified.relations) | set(verified.searches.done)):
+        for line, failed in shared_lines(n, verified.relations.get(n), verified.searches, voice.verbose):
+            voice.line(line, "fail" if failed else None)
+            beyond += failed
+    for players, where, failure in failing_rules:
+        voice.line(f"violated  a move the rules cannot carry out with {players} players, reached {failure.depth} "
+                   f"moves {where}: " + " / ".join(failure.moves), "fail")
+    return beyond + len(failing_rules)
+
+
+def shared_lines(players: int, t: Transitions | None, searches: Searches, verbose: bool) -> list[tuple[str, bool]]:
+    """One player count's engine searches and relation: what they reached and their times (each line with
+    whether it is a failure)."""
+    out: list[tuple[str, bool]] = []
+    report = searches.done.get(players)
+    if report is not None:
+        out.append((f"search    {players} players: {search_detail(report)} in {report.seconds:.1f}s", False))
+    tables = searches.from_tables.get(players)
+    if tables is not None and tables.tables:
+        out.append((f"tables    {players} players: {tables_detail(tables)} in {tables.seconds:.1f}s", False))
+    return out + (relation_lines(players, t, verbose) if t is not None else [])
+
+
+def tally_of(results: list[Result]) -> dict[str, int]:
+    return {k: sum(1 for r in results if r.outcome.status == k) for k in STATUSES}
+
+
+def summary_line(results: list[Result], judged_count: int, counts: list[int], beyond: int, wall: float,
+                 cpu: float) -> str:
+    said = "1 property" if judged_count == 1 else f"{judged_count} properties"
+    return (f"{said} x {plural(len(counts), 'player count')}: "
+            + ", ".join(f"{v} {k}" for k, v in tally_of(results).items())
+            + f" in {wall:.2f}s wall, {cpu:.2f}s CPU"
+            + (f"; {plural(beyond, 'failure')} beyond the properties (above)" if beyond else ""))
+
+
+def shared_details(searches: Searches) -> set[str]:
+    """What the lines of the shared work say already (the searches' reach): no explanation repeats it."""
+    return {search_detail(r) for r in searches.done.values()} | {
+        tables_detail(t) for t in searches.from_tables.values()}
+
+
+def explanation_lines(results: list[Result], said: AbstractSet[str] = frozenset()) -> list[str]:
+    """With -v: what the statuses shown mean, and how each result was judged, each explanation once for
+    the results it is about (but what the lines of the shared work, `said`, say already)."""
+    shown = [k for k in STATUSES if any(r.outcome.status == k for r in results)]
+    out = ["what the statuses mean:", *(f"  {k:<9} {STATUS_MEANING[k]}" for k in shown), f"  {OWN_TIME}"]
+    groups = explanation_groups(results, said)
+    if groups:
+        out.append("how each was judged:")
+        for rs, parts in groups:
+            out += [f"  {who(rs)}:", *(f"    {part}" for part in parts)]
+    out.append("each method at length: docs/invariants.md (baobei verify --docs FILE)")
+    return out
+
+
+def explanation_groups(results: list[Result], said: AbstractSet[str] = frozenset(),
+                       ) -> list[tuple[list[Result], list[str]]]:
+    """The parts of the results' details ("bounded to 4 moves (...)", "explored to depth 9 ...") with the
+    results each is about, the parts about the same results together: each part said once. Violations and
+    `unknown` are left out: their detail stands under their line."""
+    about: dict[str, list[Result]] = {}
+    for r in results:
+        if r.outcome.status not in SHOWN_WITH_LINE:
+            for part in (p for p in r.outcome.detail.split("; ") if p and p not in said):
+                about.setdefault(part, []).append(r)
+    groups: dict[tuple[int, ...], tuple[list[Result], list[str]]] = {}
+    for part, rs in about.items():
+        groups.setdefault(tuple(id(r) for r in rs), (rs, []))[1].append(part)
+    return list(groups.values())
+
+
+def who(rs: list[Result]) -> str:
+    """The results an explanation is about: "2 players: a, b; 3 players: a"."""
+    by_count: dict[int, list[str]] = {}
+    for r in rs:
+        by_count.setdefault(r.players, []).append(r.inv.ident)
+    return "; ".join(f"{plural(n, 'player')}: {', '.join(names)}" for n, names in sorted(by_count.items()))
+
+
+# ---------------------------------------------------------------- the results for programs
+
+
+def write_json(target: str, text: str) -> None:
+    """The JSON to its file, or to standard output (`-`)."""
+    if target != JSON_TO_STDOUT:
+        write_output(Path(target), text)
+        return
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def results_json(summary: dict[str, object], verified: Verified) -> str:
+    """verify's results for programs (docs/verify.schema.json): one entry per property and player count,
+    the shared work per player count."""
+    entries = [result_json(r, v) for r, v in zip(verified.results, verified.verdicts, strict=True)]
+    induction = {str(n): {"seconds": round(t.induction.seconds, 3), "lemmas_proved": t.induction.lemmas}
+                 for n, t in sorted(verified.relations.items()) if t.induction is not None}
+    return json.dumps({**summary, "shared": shared_json(verified), "results": entries, "induction": induction},
+                      indent=2, ensure_ascii=False) + "\n"
+
+
+def result_json(r: Result, v: Verdict) -> dict[str, object]:
+    seconds = own_seconds(r)
+    return {
         "property": r.inv.ident,
         "kind": "progress" if isinstance(r.inv, s.ProgressDecl) else "lemma" if r.inv.lemma else "invariant",
         "cite": str(r.inv.cite),
         "players": r.players,
         "status": r.outcome.status,
-        "seconds": round(r.outcome.seconds, 3),
+        "method": v.method,
+        "depth": v.depth,
+        "lemmas": list(v.lemmas),
+        "seconds": round(seconds, 3) if seconds is not None else None,
         "detail": r.outcome.detail,
         "counterexample_to_induction": r.outcome.cti,
-    } for r in results]
-    induction = {str(n): {"seconds": round(t.induction.seconds, 3), "lemmas_proved": t.induction.lemmas}
-                 for n, t in sorted(relations.items()) if t.induction is not None}
-    return json.dumps({**summary, "results": entries, "induction": induction}, indent=2, ensure_ascii=False) + "\n"
+    }
 
 
-def relation_lines(players: int, t: Transitions) -> list[tuple[str, bool]]:
+def shared_json(verified: Verified) -> dict[str, object]:
+    """Per player count (as a string): the engine searches and the relation, what they reached, their times."""
+    searches = verified.searches
+    return {str(n): shared_count_json(searches.done.get(n), searches.from_tables.get(n), verified.relations.get(n))
+            for n in sorted(set(verified.relations) | set(searches.done))}
+
+
+def shared_count_json(report: Report | None, tables: TablesReport | None,
+                      t: Transitions | None) -> dict[str, object]:
+    search = None if report is None else {"depth": report.complete, "states": report.states,
+                                          "seconds": round(report.seconds, 3)}
+    from_tables = None if tables is None or not tables.tables else {
+        "depth": tables.depth, "tables": tables.tables, "states": tables.states, "seconds": round(tables.seconds, 3)}
+    relation = None if t is None or t.bmc is None else {"depth": t.bmc.depth, "seconds": round(t.bmc.seconds, 3)}
+    return {"search": search, "tables": from_tables, "relation": relation}
+
+
+def relation_lines(players: int, t: Transitions, verbose: bool = False) -> list[tuple[str, bool]]:
     """What the relation found beyond the declared properties: a rule that fails, a bound reached, a
-    disagreement with the engine (each line with whether it is a failure)."""
+    disagreement with the engine (each line with whether it is a failure); with -v, the counterexamples to
+    the induction of the encoding's own bounds."""
     if t.bmc is None:
         return [(f"relation  {players} players: {t.error}", True)]
     b = t.bmc
@@ -487,8 +794,8 @@ def relation_lines(players: int, t: Transitions) -> list[tuple[str, bool]]:
                     f"lemmas proved: {', '.join(ind.lemmas) or 'none'} ({ind.seconds:.1f}s)", False))
         if ind.bounds:
             out.append((f"induction {players} players: {ind.bounds}", False))
-            for name in ("well_formed", "within_bounds"):
-                out += [(f"            {line}", False) for line in ind.ctis.get(name, [])]
+            for name in ("well_formed", "within_bounds") if verbose else ():
+                out += [(f"{INDENT}{line}", False) for line in ind.ctis.get(name, [])]
     return out
 
 
@@ -503,9 +810,8 @@ def invariants_doc(directory: Path) -> str:
     rules = load_ruleset(directory)
     Engine(rules)  # an unknown name is bad input, as in `baobei verify`
     counts = check_players(rules, None)
-    results, methods, _, _ = verify_all(rules, counts, tables=default_scenarios_dir(),
-                                        workers=default_workers(counts))
-    return invariants_markdown(rules, directory, results, methods)
+    verified = verify_all(rules, counts, tables=default_scenarios_dir(), workers=default_workers(counts))
+    return invariants_markdown(rules, directory, verified.results, verified.methods)
 
 
 def tables_dir(args: argparse.Namespace) -> Path | None:
@@ -542,35 +848,36 @@ def rules_failures(searches: Searches) -> list[tuple[int, str, Failure]]:
 
 def write_counterexample(eng: Engine, results: list[Result], target: Path,
                          relations: dict[int, Transitions] | None = None,
-                         failing_rules: list[tuple[int, str, Failure]] | None = None) -> None:
+                         failing_rules: list[tuple[int, str, Failure]] | None = None,
+                         tell: Callable[[str], None] = print) -> None:
     """Write the first violation as a scenario (a reached one: the moves from the deal; one over every
-    state: its counterexample table); say so when there is none."""
+    state: its counterexample table); say so (through `tell`) when there is none."""
     for r in results:
         cex, trace = r.outcome.cex, r.outcome.trace
         if r.outcome.status == "violated" and isinstance(trace, Finding):
             write_output(target, finding_scenario(trace, r.players))
-            print(f"wrote {target}: the moves that break {r.inv.ident} with {r.players} players (Z3's trace)")
+            tell(f"wrote {target}: the moves that break {r.inv.ident} with {r.players} players (Z3's trace)")
             return
         if r.outcome.status == "violated" and isinstance(trace, Failure):
             write_output(target, failure_scenario(trace, trace_deck(eng.rules, r.players)))
-            print(f"wrote {target}: the moves that break {r.inv.ident} with {r.players} players")
+            tell(f"wrote {target}: the moves that break {r.inv.ident} with {r.players} players")
             return
         if r.outcome.status == "violated" and cex is not None and isinstance(r.inv, s.InvariantDecl):
             text, how = scenario_text(eng, r.inv, cex)
             write_output(target, text)
-            print(f"wrote {target}: the counterexample to {r.inv.ident} with {r.players} players ({how})")
+            tell(f"wrote {target}: the counterexample to {r.inv.ident} with {r.players} players ({how})")
             return
     for n, t in sorted((relations or {}).items()):
         found = t.bmc.findings.get(RULES_RUN) if t.bmc is not None else None
         if found is not None and found.confirmed:
             write_output(target, finding_scenario(found, n))
-            print(f"wrote {target}: the moves after which the rules fail with {n} players (Z3's trace)")
+            tell(f"wrote {target}: the moves after which the rules fail with {n} players (Z3's trace)")
             return
     for n, _, failure in failing_rules or []:
         write_output(target, failure_scenario(failure, trace_deck(eng.rules, n)))
-        print(f"wrote {target}: the moves after which the rules fail with {n} players")
+        tell(f"wrote {target}: the moves after which the rules fail with {n} players")
         return
-    print(f"no state counterexample to write to {target}")
+    tell(f"no state counterexample to write to {target}")
 
 
 def finding_scenario(found: Finding, players: int) -> str:

@@ -90,17 +90,17 @@ def test_a_rules_directory_that_does_not_exist(tmp_path: Path, capsys: Capture) 
 
 @pytest.mark.parametrize("players", ["alice", "a b c d e f g"])
 def test_a_deal_with_a_bad_player_count(tmp_path: Path, capsys: Capture, players: str) -> None:
-    text = f'scenario "A deal"\n\ndeal seed 1 players {players}\n\nplay\n  expect phase peek\n'
+    text = f'scenario "A deal"\ncites § 1.2 [P7]\n\ndeal seed 1 players {players}\n\nplay\n  expect phase peek\n'
     path = write(tmp_path, "deal.scenario", text)
     assert main(["check", str(path)]) == 2
     out, err = capsys.readouterr()
     count = len(players.split())
-    assert f"{path}:3:1:" in err and f"{count} player{'' if count == 1 else 's'}:" in err
+    assert f"{path}:4:1:" in err and f"{count} player{'' if count == 1 else 's'}:" in err
     assert "Traceback" not in out + err
 
 
 def test_a_deal_with_a_good_player_count_passes(tmp_path: Path, capsys: Capture) -> None:
-    text = 'scenario "A deal"\n\ndeal seed 1 players a b c\n\nplay\n  expect phase peek\n  expect a cards 4\n'
+    text = 'scenario "A deal"\ncites § 1.2 [P7]\n\ndeal seed 1 players a b c\n\nplay\n  expect phase peek\n  expect a cards 4\n'
     assert main(["check", str(write(tmp_path, "deal.scenario", text))]) == 0
 
 
@@ -598,3 +598,23 @@ def test_built_site_and_simulation_output_are_not_committed() -> None:
     """`baobei docs --site site/` and `baobei simulate` (default out `simulation/`) write into the checkout."""
     ignored = (Path(__file__).resolve().parents[1] / ".gitignore").read_text(encoding="utf-8").split()
     assert "site/" in ignored and "/simulation/" in ignored
+
+
+def test_a_scenario_that_cites_nothing_is_bad_input(tmp_path: Path, capsys: Capture) -> None:
+    """The README promises exit 2 for a scenario citing no paragraph: it answers no question of the book."""
+    text = 'scenario "A deal"\n\ndeal seed 1 players a b c\n\nplay\n  expect phase peek\n'
+    path = write(tmp_path, "uncited.scenario", text)
+    assert main(["check", str(path)]) == 2
+    assert f"{path}:1:1: the scenario cites no paragraph of the rulebook" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("slot", ["alice.0", "alice.99", "alice.1000000000000000000000000000000"])
+def test_a_slot_that_cannot_exist_is_bad_input(tmp_path: Path, capsys: Capture, slot: str) -> None:
+    """A slot no tableau can have is a mistake in the scenario (exit 2 with its place), not a refusal of
+    the rules with a rulebook citation (exit 1)."""
+    text = PASSING.replace("  alice draw\n", f"  alice take slot={slot}\n", 1)
+    path = write(tmp_path, "slot.scenario", text)
+    assert main(["check", str(path)]) == 2
+    line = text.splitlines().index(f"  alice take slot={slot}") + 1
+    err = capsys.readouterr().err
+    assert f"{path}:{line}:" in err and "cannot exist" in err and "Traceback" not in err

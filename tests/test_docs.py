@@ -411,7 +411,7 @@ def test_the_language_reference_lists_every_move_with_its_arguments(generated: P
         for p in m.params:
             assert f"`{p.name}: {p.kind}{'?' if p.optional else ''}`" in row, (m.name, p.name)
         assert str(m.cite) in row
-    assert "| `draw` (move) | `actor == active` | none | `turn` |" in moves
+    assert "| `draw` (move) | only the active player may do this | none | `turn` |" in moves
 
 
 def test_steps_marked_decisive_are_the_ones_the_faq_shows(project: Project) -> None:

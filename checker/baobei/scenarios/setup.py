@@ -256,8 +256,7 @@ def convert(eng: Engine, st: State, value: sc.Value, vtype: str) -> Any:
     if vtype in ("slot", "own_slot", "free_slot"):
         if value.kind != "slot":
             raise ScenarioError(value.pos, f"expected a slot like alice.2, found {value}")
-        place = value.data
-        return (player_index(st, place.player, place.pos), place.slot)
+        return existing_slot(st, value.data)
     if vtype == "player":
         if value.kind != "name":
             raise ScenarioError(value.pos, f"expected a player name, found {value}")
@@ -285,9 +284,21 @@ def convert(eng: Engine, st: State, value: sc.Value, vtype: str) -> Any:
             raise ScenarioError(value.pos, f"expected a list like [alice, bob], found {value}")
         return [convert(eng, st, item, vtype[:-1]) for item in value.data]
     if value.kind == "slot":
-        place = value.data
-        return (player_index(st, place.player, place.pos), place.slot)
+        return existing_slot(st, value.data)
     return value.data
+
+
+def existing_slot(st: State, place: sc.Place) -> tuple[int, int]:
+    """A slot a tableau can have: numbered from 1, at most one per card of the deck. A number beyond that
+    is a mistake in the scenario, not a move the rules refuse (a slot the tableau lacks now, such as a new
+    one for a penalty card, is the rules' to judge)."""
+    player = player_index(st, place.player, place.pos)
+    most = len(st.facts)
+    if not 1 <= place.slot <= most:
+        shown = str(place.slot) if len(str(place.slot)) <= 12 else f"{str(place.slot)[:12]}…"
+        raise ScenarioError(place.pos, f"{place.player}.{shown} cannot exist: slots are numbered from 1, and a "
+                                       f"tableau holds at most the {most} cards of the deck")
+    return (player, place.slot)
 
 
 def set_variable(eng: Engine, st: State, name: str, index: str | None, value: sc.Value, pos: Pos) -> None:
@@ -316,6 +327,9 @@ def literal(value: sc.Value) -> Literal:
 
 def to_move(eng: Engine, st: State, player: str, name: str,
             args: tuple[tuple[str | None, sc.Value], ...], pos: Pos) -> Move:
+    for _, value in args:
+        if value.kind == "slot":
+            existing_slot(st, value.data)
     try:
         return build_move(eng.rules.moves, st, player, name, [(k, literal(v)) for k, v in args])
     except NotationError as err:

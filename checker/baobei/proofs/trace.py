@@ -20,7 +20,7 @@ from ..engine.notation import scenario_move_text
 from ..engine.state import State, Waiting, Window
 from ..language.errors import BaoError, EngineError
 from ..scenarios.draws import DrawUnavailable, forced
-from ..scenarios.write import table_lines
+from ..scenarios.write import cites_line, table_lines
 from .relation import SLOT_KINDS, Step
 from .symstate import BOX, Layout, SymState
 from .translate import NONE_ID
@@ -348,7 +348,7 @@ def trace_scenario(eng: Engine, trace: Trace, title: str, comment: list[str], ci
     except BaoError as err:
         raise BaoError(f"the trace cannot be written as a scenario: {err}") from None
     lines = [f"# {c}" for c in comment] + [f'scenario "{title}"']
-    lines += [f"cites {cite}"] if cite else []
+    lines.append(cites_line(eng, cite, [step.move.name for step in trace.steps]))
     lines += ["tags bmc, counterexample", "", *table, "", "play"]
     st = trace.start.copy()
     chance = forced(st)

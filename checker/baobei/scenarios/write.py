@@ -298,3 +298,13 @@ def invariant_expectation(inv: s.InvariantDecl) -> str:
     holds = expr_text(inv.holds)
     text = holds if inv.when is None else f"if {expr_text(inv.when)} then {holds} else true"
     return 'expect value "' + text.replace("\\", "\\\\").replace('"', '\\"') + '" = true'
+
+
+def cites_line(eng: Engine, property_cite: str, move_names: list[str]) -> str:
+    """The `cites` line of a written scenario: the failing property's paragraphs, or, for a failure of the
+    rules themselves (a legal move they cannot carry out), the rules of the moves played, the last first.
+    Every scenario cites the book (`baobei check` refuses one that cites nothing)."""
+    if property_cite:
+        return f"cites {property_cite}"
+    cites = [str(eng.rules.moves[name].cite) for name in reversed(move_names) if name in eng.rules.moves]
+    return f"cites {cites[0]}" if cites else f"cites {eng.rules.players_cite}"

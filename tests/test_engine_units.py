@@ -470,7 +470,10 @@ def test_an_ability_without_a_choice_waits_for_the_window_then_is_dropped(defaul
     assert eng.movers(st) == [0]
     assert sorted(m.name for m in eng.legal_moves(st)) == ["bao", "end_turn"]
     gate = eng.check(st, Move(1, "end_turn"))
-    assert gate is not None and gate.rule == "waiting" and gate.reason.startswith(
+    # bob's own rule decides (he is not the active player); the waiting rule is kept as a passing reason.
+    assert gate is not None and gate.rule == "end_turn" and not gate.passing
+    waiting = gate.others[-1]
+    assert waiting.rule == "waiting" and waiting.passing and waiting.reason.startswith(
         "alice must first use 'peek' of Weisspelikan#1: a triggered ability is carried out completely")
     events = eng.push(st, Move(0, "end_turn"))
     assert events[-1].rule == "no choice" and events[-1].text == (

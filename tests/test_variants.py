@@ -483,7 +483,8 @@ play
   alice discard
   alice tribute giver=bob
   expect pending hand_over for bob
-  reject alice hand_over card=alice.1 by § 6.10 [P152]
+  # The step waits for bob only: alice's is refused by the step's own rule, not by the waiting rule.
+  reject alice hand_over card=alice.1 by § 6.3 [P127]
   bob hand_over card=bob.2
   expect alice holds Star
   alice keep_or_bury held=Star keep_it=true

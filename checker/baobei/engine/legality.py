@@ -193,15 +193,79 @@ class Legality:
 
     # ------------------------------------------------------------ checking one move
     def check(self, st: State, move: Move) -> Rejection | None:
-        """Why `move` is illegal now, or None. Pure: reads the state only."""
+        """Why `move` is illegal now, or None: the decisive reason first, the others after it (`others`).
+        Pure: reads the state only."""
         rejection = self._find_rejection(st, move)
         if rejection is None:
             return None
-        # The move's text is made only for a rejection: generation checks many legal moves.
-        return dataclasses.replace(rejection, move=self.describe(st, move))
+        # Only a refused move pays for every reason and the move's text: generation checks many legal moves.
+        top, *others = self.ranked_reasons(st, move) or [rejection]
+        text = self.describe(st, move)
+        return dataclasses.replace(top, move=text, others=tuple(dataclasses.replace(r, move=text) for r in others))
+
+    def ranked_reasons(self, st: State, move: Move) -> list[Rejection]:
+        """Every reason the move is refused, ranked as a judge answers "why may I not?": a halt first (while
+        it holds nothing else matters), then the move's own rules (who may make it, its requirements, its
+        arguments, the protections), then the passing reason of the shared waiting rule, which is decisive
+        only when it is the only one. Empty when the move or player does not exist (one reason only)."""
+        cm = self.moves.get(move.name)
+        if cm is None or not 0 <= move.player < len(st.names):
+            return []
+        halt = self.halt(st)
+        first = [] if halt is None or cm.name in halt.allow else \
+            [Rejection("", f"halt {halt.name}", halt.cite, halt.text)]
+        own = self._own_reasons(st, cm, move)
+        gate = self._waiting_gate(st, cm, move.player)
+        passing = [dataclasses.replace(gate, passing=True)] if gate is not None and gate.rule != cm.name else []
+        ranked: list[Rejection] = []
+        for reason in [*first, *own, *passing]:
+            if reason not in ranked:
+                ranked.append(reason)
+        return ranked
+
+    def _own_reasons(self, st: State, cm: CompiledMove, move: Move) -> list[Rejection]:
+        """The move's own rules that refuse it: its arguments' kinds, then (when they fit) who may make it,
+        every requirement, the mover's domains and the protections. For an ability: whether one waits for
+        this player at all."""
+        kinds = self._check_args(st, cm, move)
+        if kinds is not None:
+            return [kinds]
+        waiting: Waiting | None = None
+        if cm.decl.is_ability:
+            waiting = next((w for w in st.waiting if w.ability == cm.name and w.owner == move.player), None)
+            if waiting is None:
+                return [Rejection("", cm.name, cm.decl.cite, f"no '{cm.name}' is waiting to be used by "
+                                  f"{st.names[move.player]}")]
+        env = self.env_for(st, cm, move.player, move.args, waiting)
+        reasons = self._all_guards(self.new_ctx(st, env, None), cm, move.player)
+        domain = self._check_domains(st, cm, move.player, move.args)
+        reasons += [domain] if domain is not None else []
+        if not reasons:
+            decl = self.blocked_step(st, cm, env)
+            if decl is not None:
+                reasons.append(Rejection("", f"protect {decl.name}", decl.cite, decl.text[0].lower() + decl.text[1:]))
+        return reasons
+
+    def _all_guards(self, ctx: Ctx, cm: CompiledMove, player: Any) -> list[Rejection]:
+        """Every failing guard, in the rules' order. A requirement after a failed one may read what that one
+        excludes (the card of an empty slot): one that cannot be judged then is no reason."""
+        out: list[Rejection] = []
+        if cm.by is not None and cm.decl.by is not None and not ctx.holds(cm.by, cm.decl.by):
+            out.append(Rejection("", cm.name, cm.decl.cite,
+                                 cm.decl.by_reason or f"{self.player_name(ctx.st, player)} may not make this move now"))
+        for fn, req in [*cm.fixed, *cm.dependent]:
+            try:
+                fails = not ctx.holds(fn, req.cond)
+            except Exception:  # see the docstring: only after an earlier failure
+                if not out:
+                    raise
+                continue
+            if fails:
+                out.append(Rejection("", cm.name, req.cite, req.reason))
+        return out
 
     def is_legal(self, st: State, move: Move) -> bool:
-        return self.check(st, move) is None
+        return self._find_rejection(st, move) is None  # no reasons gathered: generation asks this often
 
     def _find_rejection(self, st: State, move: Move) -> Rejection | None:
         cm = self.moves.get(move.name)

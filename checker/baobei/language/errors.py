@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .source import Citation, Pos
@@ -41,12 +41,19 @@ class EngineError(BaoError):
 
 @dataclass(frozen=True)
 class Rejection:
-    """Why a move is illegal: the move, the rule it breaks (section and paragraphs) and why."""
+    """Why a move is illegal: the move, the rule it breaks (section and paragraphs) and why. `others`: the
+    further reasons, ranked after this one (the engine reports the decisive reason first; `-v`, `why` and
+    the referee's JSON show the rest). `passing`: the reason goes away by itself (an ability waits first)."""
 
     move: str
     rule: str
     cite: Citation
     reason: str
+    passing: bool = False
+    others: tuple[Rejection, ...] = field(default=(), compare=False)
+
+    def all(self) -> tuple[Rejection, ...]:
+        return (self, *self.others)
 
     def __str__(self) -> str:
         return f"{self.move} is illegal: {self.cite} ({self.rule}): {self.reason}"

@@ -163,7 +163,7 @@ class Match:
         move = self.d.policy.choose(self.d.views.view(self.st, seat, forced), self.rng)
         if move is None:
             return None
-        if move.player != seat or self.eng.check(self.st, move) is not None:
+        if move.player != seat or not self.eng.is_legal(self.st, move):
             self.record.refused += 1
             return None
         return move

@@ -115,7 +115,7 @@ class RulesPolicy:
         env = eng.env_for(st, cm, view.seat, ())
         if not all(eng.evaluate(st, fn, env) for fn in rule.pre):
             return []
-        found = [m for m in self._satisfying(view, cm, rule, env) if eng.check(st, m) is None]
+        found = [m for m in self._satisfying(view, cm, rule, env) if eng.is_legal(st, m)]
         if rule.best is None or not found:
             return found
         score = {m: eng.evaluate(st, rule.best, {**env, **dict(m.args)}) for m in found}

@@ -1,0 +1,96 @@
+"""The decisive rule (issue 28): a refused move names the reason a judge accepts first, and keeps the others.
+
+Lasting reasons (the move's own rules: who may make it, its requirements, an ability nobody has) come
+before the passing one (an ability waits first, which ends by itself); a halt comes before everything.
+"""
+
+from __future__ import annotations
+
+from baobei.engine.engine import Engine
+from baobei.engine.move import Move
+from baobei.engine.notation import parse_move_text
+from baobei.engine.state import State
+from conftest import table_state
+
+TABLE = """\
+scenario "units"
+cites § 6.10 [P146]
+
+table
+  players alice bob carol
+  alice: Spatz, Amsel, Kranich, Star
+  bob: Weisspelikan, Specht, Rotkehlchen, Kranich
+  carol: Meise, Star, Spatz, Amsel
+  draw: Weisspelikan, Star
+  discard: Rotkehlchen
+  active alice
+
+play
+"""
+
+
+def waiting_for_alice(eng: Engine) -> State:
+    """alice drew and discarded a Weisspelikan: her peek waits for the window's calls."""
+    st = table_state(eng, TABLE)
+    for text in ("alice draw", "alice discard"):
+        eng.push(st, parse_move_text(eng.rules.moves, st, text))
+    assert [(w.ability, w.owner) for w in st.waiting] == [("peek", 0)]
+    return st
+
+
+def refused(eng: Engine, st: State, text: str) -> tuple[str, list[tuple[str, bool]]]:
+    rejection = eng.check(st, parse_move_text(eng.rules.moves, st, text))
+    assert rejection is not None, f"{text} is legal"
+    return rejection.rule, [(r.rule, r.passing) for r in rejection.all()]
+
+
+def test_a_lasting_reason_outranks_the_waiting_rule(default_engine: Engine) -> None:
+    """bob calls BAO while alice's ability waits: not his turn (the move's own rule) decides; that
+    something waits is kept after it, marked as passing."""
+    st = waiting_for_alice(default_engine)
+    top, every = refused(default_engine, st, "bob bao")
+    assert top == "bao"
+    assert every[0] == ("bao", False) and every[-1] == ("waiting", True)
+
+
+def test_the_passing_reason_decides_when_it_is_the_only_one(default_engine: Engine) -> None:
+    """alice ends her turn while her own ability waits: nothing else is wrong, so the waiting rule decides."""
+    st = waiting_for_alice(default_engine)
+    top, every = refused(default_engine, st, "alice end_turn")
+    assert (top, every) == ("waiting", [("waiting", True)])
+
+
+def test_an_ability_nobody_has_is_refused_by_its_own_rule(default_engine: Engine) -> None:
+    st = waiting_for_alice(default_engine)
+    rejection = default_engine.check(st, parse_move_text(default_engine.rules.moves, st, "bob peek target=alice.1"))
+    assert rejection is not None and rejection.rule == "peek" and not rejection.passing
+    assert "waiting to be used by bob" in rejection.reason
+    assert rejection.cite == default_engine.rules.moves["peek"].cite
+    assert [r.rule for r in rejection.others] == ["waiting"]
+
+
+def test_every_reason_is_kept_in_rank_order(default_engine: Engine) -> None:
+    """A move with several failing rules reports them all, its own ones in the rules' order."""
+    st = waiting_for_alice(default_engine)
+    rejection = default_engine.check(st, Move(2, "draw"))  # carol: not her turn, wrong phase, something waits
+    assert rejection is not None
+    rules = [r.rule for r in rejection.all()]
+    assert rules[0] == "draw" and rules[-1] == "waiting" and len(rules) >= 2
+    assert len(set(map(str, rejection.all()))) == len(rejection.all())  # no reason twice
+
+
+def test_a_legal_move_has_no_reasons(default_engine: Engine) -> None:
+    st = waiting_for_alice(default_engine)
+    assert default_engine.check(st, parse_move_text(default_engine.rules.moves, st, "bob pluck target=bob.1")) \
+        is None
+
+
+def test_a_halt_comes_before_the_moves_own_rules(default_engine: Engine) -> None:
+    """Once the match is over nothing may be played: that decides, whatever else the move breaks."""
+    st = table_state(default_engine, TABLE)
+    st.phase = "match_over"
+    halt = default_engine.halt(st)
+    assert halt is not None, "the rules halt play once the match is over"
+    rejection = default_engine.check(st, Move(1, "draw"))  # bob: not his turn either
+    assert rejection is not None and rejection.rule == f"halt {halt.name}"
+    assert any(r.rule == "draw" for r in rejection.others)

@@ -443,6 +443,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return run_verify(args)
 
 
+def cmd_why(args: argparse.Namespace) -> int:
+    from .scenarios.runner import engine_for
+    from .scenarios.why import answer_json, answer_lines, ask, position_after, split_place
+
+    rules_dir = _rules_dir(args) or default_rules_dir()
+    path, line = split_place(args.place)
+    answer = ask(position_after(engine_for(rules_dir), path, line, rules_dir), args.move)
+    if args.json:
+        print(json.dumps(answer_json(answer), indent=2, ensure_ascii=False))
+    else:
+        for text in answer_lines(answer):
+            emit(text, "fail" if text.endswith(": illegal") else "pass" if text.endswith(": legal") else None)
+    return EXIT_FAIL if answer.legal is False else EXIT_OK
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from .compare.command import run_compare
 
@@ -498,6 +513,8 @@ EXIT_CODES = {
     "verify": "Exit 0 when no property is violated or unknown, 1 otherwise, 2 for bad input.",
     "docs": "Exit 0 when written (or, with --check, current), 1 when stale or a scenario fails, 2 for bad input.",
     "explain": "Exit 0 when the scenario passes, 1 when it fails, 2 for bad input.",
+    "why": "Exit 0 when the move is legal (or no move was given), 1 when it is illegal, 2 for bad input (a file "
+           "that does not parse, or fails before the line).",
     "compare": "Exit 0 when the two versions of the rules give the same answers, 1 when they differ, 2 for bad "
                "input.",
     "referee": "Exit 0 when every move is legal and every claim right, 1 at an illegal move, an impossible random "
@@ -558,6 +575,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("docs", "generate docs/ from the rules and the passing scenarios", cmd_docs),
         ("referee", "replay a game log (JSON Lines, docs/log.schema.json): is every move legal, every claim right?",
          cmd_referee),
+        ("why", "at a line of a scenario or a game log: is a move legal, and if not, every reason ranked, the "
+                "decisive one first; without a move, every legal move of every player", cmd_why),
         ("compare", "what a change of the rules does: answers, properties, the shortest situation that tells two "
                     "versions apart, and play side by side", cmd_compare),
     ]
@@ -636,6 +655,13 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--emit-scenario", metavar="FILE", help="write the first failure as a scenario")
             p.add_argument("--from", dest="start", metavar="SCENARIO",
                            help="start from this scenario's table (the rules' full deck) instead of deals")
+        elif name == "why":
+            p.add_argument("place", metavar="FILE[:LINE]",
+                           help="a scenario or a game log, and the line after which to ask (default: its end)")
+            p.add_argument("move", nargs="?", default=None,
+                           help='the move to judge, as a scenario writes it ("bob peek target=alice.1"); '
+                                "none: list every legal move")
+            p.add_argument("--json", action="store_true", help="print the answer as JSON")
         elif name == "referee":
             p.add_argument("log", help="the game log: a header line, then one line per move (docs/log.schema.json)")
             p.add_argument("--json", action="store_true", help="print the verdict as JSON (for an implementer's CI)")

@@ -1,0 +1,162 @@
+"""`baobei why FILE[:LINE] [MOVE]`: a judge's question at a position of a scenario or a game log.
+
+The position is the table after line LINE (the whole file when no line is given): a scenario is replayed
+up to it, a game log judged up to it. With a move, the answer is whether it is legal there and, if not,
+every reason in rank order (the decisive one first), each with the rule's own words, section and
+paragraphs. Without a move, every legal move of every player there, grouped by player.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..engine.engine import Engine
+from ..engine.notation import NotationError, parse_move_text
+from ..engine.state import State
+from ..engine.table_view import render_table
+from ..language.errors import BaoError, Rejection
+from ..language.ruleset import Ruleset
+from .parser import SCENARIO_SUFFIX, parse_scenario_file
+from .runner import Replay
+
+
+@dataclass
+class Position:
+    """The table after a line of a file, and how it was reached."""
+
+    engine: Engine
+    state: State
+    file: str
+    line: int  # 0: the whole file
+
+
+@dataclass
+class Answer:
+    position: Position
+    move: str = ""
+    legal: bool | None = None  # None: no move was asked about
+    reasons: list[Rejection] = field(default_factory=list)
+    legal_moves: dict[str, list[str]] = field(default_factory=dict)
+
+
+def split_place(text: str) -> tuple[Path, int]:
+    """FILE or FILE:LINE (a path may hold colons: only a trailing number is a line)."""
+    name, sep, tail = text.rpartition(":")
+    if sep and tail.isdigit() and name:
+        line = int(tail)
+        if line < 1:
+            raise BaoError(f"{text}: lines are numbered from 1")
+        return Path(name), line
+    return Path(text), 0
+
+
+def position_after(eng: Engine, path: Path, line: int, rules_dir: Path) -> Position:
+    if not path.is_file():
+        raise BaoError(f"{path}: no such file")
+    if path.suffix == SCENARIO_SUFFIX:
+        return Position(eng, scenario_position(eng, path, line), str(path), line)
+    return Position(eng, log_position(eng, path, line, rules_dir), str(path), line)
+
+
+def scenario_position(eng: Engine, path: Path, line: int) -> State:
+    """Replay the scenario's steps up to the line; a step that fails before it ends the question there."""
+    scenario = parse_scenario_file(path)
+    replay = Replay(eng, scenario, snapshots=False)
+    for step in scenario.steps:
+        if line and step.pos.line > line:
+            break
+        failure = replay.step(step)
+        if failure is not None:
+            raise BaoError(f"{failure.pos}: the scenario fails here, before the position asked about: "
+                           f"{failure.message}")
+    return replay.st
+
+
+def log_position(eng: Engine, path: Path, line: int, rules_dir: Path) -> State:
+    """Judge the game log up to the line; an error before it ends the question there."""
+    from ..referee.judge import Referee
+    from ..referee.logfile import read_log
+
+    log = read_log(path)
+    if line:
+        log = dataclasses.replace(log, lines=tuple(entry for entry in log.lines if entry.number <= line))
+    judge = Referee(eng, log, rules_dir)
+    verdict = judge.run()
+    if not verdict.legal:
+        found = verdict.findings[0]
+        raise BaoError(f"{path}:{found.line}: the log is wrong here, before the position asked about: "
+                       f"{found.kind}: {found.why}")
+    return judge.st
+
+
+def ask(position: Position, move_text: str | None) -> Answer:
+    eng, st = position.engine, position.state
+    if move_text is None:
+        return Answer(position, legal_moves=legal_by_player(eng, st))
+    try:
+        move = parse_move_text(eng.rules.moves, st, move_text)
+    except NotationError as err:
+        raise BaoError(f"{move_text!r}: {err}") from None
+    rejection = eng.check(st, move)
+    if rejection is None:
+        return Answer(position, eng.describe(st, move), True)
+    return Answer(position, rejection.move, False, list(rejection.all()))
+
+
+def legal_by_player(eng: Engine, st: State) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {name: [] for name in st.names}
+    for move in eng.legal_moves(st):
+        grouped[st.names[move.player]].append(eng.describe(st, move))
+    return grouped
+
+
+def rule_text(rules: Ruleset, rule: str) -> str:
+    """The words of the rule a reason names: a move's, a halt's, a protection's, the waiting rule's."""
+    kind, _, name = rule.partition(" ")
+    if kind == "halt" and name in rules.halts:
+        return rules.halts[name].text
+    if kind == "protect" and name in rules.protects:
+        return rules.protects[name].text
+    if rule == "waiting" and rules.waiting is not None:
+        return rules.waiting.text
+    move = rules.moves.get(rule)
+    return move.text if move is not None else ""
+
+
+def answer_lines(answer: Answer) -> list[str]:
+    pos = answer.position
+    where = f"{pos.file}, after line {pos.line}" if pos.line else f"{pos.file}, at its end"
+    lines = [f"position: {where}", *[f"  | {row}" for row in render_table(pos.engine, pos.state)]]
+    if answer.legal is None:
+        lines.append("legal moves:")
+        for player, moves in answer.legal_moves.items():
+            lines.append(f"  {player}: " + (f"{len(moves)} move{'s' if len(moves) != 1 else ''}" if moves
+                                            else "no legal move"))
+            lines += [f"    {m}" for m in moves]
+        return lines
+    if answer.legal:
+        return [*lines, f"{answer.move}: legal"]
+    lines.append(f"{answer.move}: illegal")
+    for rank, reason in enumerate(answer.reasons, 1):
+        label = "decisive" if rank == 1 else "also"
+        lasting = "passing: it ends by itself" if reason.passing else "lasting"
+        lines.append(f"  {rank}. {label}: {reason.cite} ({reason.rule}, {lasting}): {reason.reason}")
+        words = rule_text(pos.engine.rules, reason.rule)
+        if words:
+            lines.append(f"       the rule: {words}")
+    return lines
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    pos = answer.position
+    out: dict[str, Any] = {"file": pos.file, "line": pos.line or None, "table": render_table(pos.engine, pos.state)}
+    if answer.legal is None:
+        out["legal_moves"] = answer.legal_moves
+        return out
+    out |= {"move": answer.move, "legal": answer.legal,
+            "reasons": [{"rule": r.rule, "cite": str(r.cite), "reason": r.reason, "passing": r.passing,
+                         "rule_text": rule_text(pos.engine.rules, r.rule)} for r in answer.reasons]}
+    return out

@@ -1,0 +1,76 @@
+"""`baobei why FILE[:LINE] [MOVE]` (issue 28): a judge's question at a position of a scenario or a game log."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from baobei.cli import main
+from baobei.language.paths import default_scenarios_dir
+
+SCENARIO = default_scenarios_dir() / "turn" / "out_of_turn_each_phase.scenario"
+Capture = pytest.CaptureFixture[str]
+
+
+def line_after(text: str) -> int:
+    """The number of the scenario line that holds `text` (the position is after it)."""
+    return SCENARIO.read_text(encoding="utf-8").splitlines().index(text) + 1
+
+
+def test_an_illegal_move_lists_every_reason_decisive_first(capsys: Capture) -> None:
+    place = f"{SCENARIO}:{line_after('  expect window open for bob, carol')}"
+    assert main(["why", place, "bob bao"]) == 1
+    out = capsys.readouterr().out
+    reasons = [line for line in out.splitlines() if line.lstrip()[:3] in ("1. ", "2. ")]
+    assert reasons[0].lstrip().startswith("1. decisive: § 4.1") and "lasting" in reasons[0]
+    assert reasons[1].lstrip().startswith("2. also: § 6.10") and "passing" in reasons[1]
+    assert "the rule: " in out
+
+
+def test_a_legal_move_is_said_legal(capsys: Capture) -> None:
+    place = f"{SCENARIO}:{line_after('  expect window open for bob, carol')}"
+    assert main(["why", place, "bob pluck target=bob.1"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "bob pluck target=bob.1: legal"
+
+
+def test_without_a_move_every_legal_move_by_player(capsys: Capture) -> None:
+    place = f"{SCENARIO}:{line_after('  expect window open for bob, carol')}"
+    assert main(["why", place, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    moves = data["legal_moves"]
+    assert set(moves) == {"alice", "bob", "carol"}
+    assert "bob pluck target=bob.1" in moves["bob"]
+    assert not any(m.startswith("alice end_turn") for m in moves["alice"])  # her ability waits first
+
+
+def test_json_gives_the_ranked_reasons(capsys: Capture) -> None:
+    place = f"{SCENARIO}:{line_after('  expect window open for bob, carol')}"
+    assert main(["why", place, "bob peek target=alice.1", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["legal"] is False
+    assert [r["passing"] for r in data["reasons"]] == [False, True]
+    assert data["reasons"][0]["cite"].startswith("§ 6.3") and data["reasons"][0]["rule_text"]
+
+
+def test_a_position_in_a_game_log(tmp_path: Path, capsys: Capture) -> None:
+    log = tmp_path / "game.jsonl"
+    assert main(["play", "--players", "2", "--seed", "3", "--log", str(log)]) == 0
+    capsys.readouterr()
+    lines = [json.loads(text) for text in log.read_text(encoding="utf-8").splitlines()]
+    number = next(n for n, data in enumerate(lines, 1) if "move" in data)  # the first move's line
+    assert main(["why", f"{log}:{number - 1}", "--json"]) == 0  # the table before it
+    data = json.loads(capsys.readouterr().out)
+    first = lines[number - 1]["move"]
+    assert first in [m for moves in data["legal_moves"].values() for m in moves]
+    assert main(["why", f"{log}:{number - 1}", first]) == 0
+
+
+@pytest.mark.parametrize(("place", "move", "message"), [
+    ("no/such.scenario", None, "no such file"),
+    (f"{SCENARIO}:0", None, "lines are numbered from 1"),
+    (str(SCENARIO), "bob fly", "unknown move 'fly'"),
+])
+def test_bad_questions_are_bad_input(place: str, move: str | None, message: str, capsys: Capture) -> None:
+    assert main(["why", place, *([move] if move else [])]) == 2
+    assert message in capsys.readouterr().err

@@ -100,7 +100,8 @@ def test_a_deal_with_a_bad_player_count(tmp_path: Path, capsys: Capture, players
 
 
 def test_a_deal_with_a_good_player_count_passes(tmp_path: Path, capsys: Capture) -> None:
-    text = 'scenario "A deal"\ncites § 1.2 [P7]\n\ndeal seed 1 players a b c\n\nplay\n  expect phase peek\n  expect a cards 4\n'
+    text = ('scenario "A deal"\ncites § 1.2 [P7]\n\ndeal seed 1 players a b c\n\nplay\n  expect phase peek\n'
+            '  expect a cards 4\n')
     assert main(["check", str(write(tmp_path, "deal.scenario", text))]) == 0
 
 

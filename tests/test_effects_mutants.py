@@ -151,7 +151,7 @@ def test_an_impossible_draw_is_told_in_the_event_log(default_engine: Engine) -> 
     events = default_engine.push(st, parse_move_text(default_engine.rules.moves, st, "bob pluck target=bob.1"))
     assert [(e.rule, e.text) for e in events] == [
         ("pluck", "bob pluck target=bob.1"), ("pluck", "an attempt on the reference is used"),
-        ("pluck_failure", "Kranich#1 is shown to everyone"),
+        ("pluck_failure", "Kranich#1 (bob.1) is shown to everyone"),
         ("pluck_failure", "the draw is impossible and is left out")]
     assert labels(st, st.tableaux[1]) == ["Kranich#1", "Star#1"]
 

@@ -44,7 +44,7 @@ TURNS: list[tuple[str, list[tuple[str, str, str, tuple[tuple[str, int], ...]]]]]
     ("carol pluck target=carol.2", [
         ("effect", "carol pluck target=carol.2", "pluck", ()),
         ("effect", "an attempt on the reference is used", "pluck", ()),
-        ("effect", "Star#1 is shown to everyone", "pluck_failure", (("Star#1", 0b111),)),
+        ("show", "Star#1 (carol.2) is shown to everyone", "pluck_failure", (("Star#1", 0b111),)),
         ("draw", "a card is drawn to carol.3", "pluck_failure", (("Weisspelikan#2", 0),))]),
     ("bob end_turn", [
         ("effect", "bob end_turn", "end_turn", ()),

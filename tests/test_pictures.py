@@ -164,10 +164,16 @@ def test_the_active_player_and_the_rules_variables_are_shown(eng: Engine) -> Non
     before, _, _ = around(cached(PLUCK[0]), PLUCK[1])
     shown = texts(table_svg(eng, before))
     assert f"{before.names[before.active]} (active)" in shown
-    assert f"phase: {before.phase}" in shown
-    flags = [name for name, decl in eng.rules.variables.items()
-             if not decl.per_player and isinstance(before.vars.get(name), bool)]
-    assert flags and all(f"{name}: {'yes' if before.vars[name] else 'no'}" in shown for name in flags)
+    assert f"phase: {before.phase.replace('_', ' ')}" in shown
+    # Each variable in its words: a value in place of {}, a true/false one without {} only while true.
+    worded = [(decl.words, before.vars[name]) for name, decl in eng.rules.variables.items()
+              if not decl.per_player and decl.words and before.vars.get(name) is not None]
+    assert any("{}" in words for words, _ in worded) and any("{}" not in words for words, _ in worded)
+    for words, value in worded:
+        if "{}" in words:
+            assert words.replace("{}", str(value)) in shown, words
+        else:
+            assert (words in shown) == (value is True), words
 
 
 def test_a_slot_the_step_creates_is_drawn_in_the_picture_before(eng: Engine) -> None:

@@ -56,6 +56,7 @@ def _vocabulary(rules: Ruleset) -> list[str]:
         kinds = ", ".join(f"`{k}`" for k in w.kinds)
         lines.append(f"- The {w.title}: kinds {kinds}; {w.attempts} attempt(s) per reference; "
                      f"at most {w.open_max} open ({w.cite}).")
+    lines += _variables(rules)
     for h in rules.halts.values():
         allowed = ", ".join(f"`{a}`" for a in h.allow) or "nothing"
         lines.append(f"- Halt `{h.name}`: {h.text} Allowed: {allowed} ({h.cite}).")
@@ -65,6 +66,17 @@ def _vocabulary(rules: Ruleset) -> list[str]:
         if decl is not None:
             lines.append(f"- {label}: {decl.text} ({decl.cite}).")
     return lines
+
+
+def _variables(rules: Ruleset) -> list[str]:
+    """The variables with the words a picture of the table says them in, and those that are bookkeeping."""
+    worded = [f"`{name}` “{decl.words}”" + (" (per player)" if decl.per_player else "")
+              for name, decl in rules.variables.items() if decl.words]
+    plain = [f"`{name}`" for name, decl in rules.variables.items() if not decl.words]
+    return [f"- Variables, in the words after their initial value that pictures of the table say them in (`{{}}`: "
+            f"the value; a true/false variable's words without it are said while it is true; a variable without "
+            f"a value says nothing): {', '.join(worded) or 'none'}. Bookkeeping without words, not drawn: "
+            f"{', '.join(plain) or 'none'}."]
 
 
 @dataclass(frozen=True)
@@ -139,12 +151,13 @@ def _simulation(rules: Ruleset) -> list[str]:
         "",
         "- `statistic NAME \"title\" CITATION { [on MOVE, ...] [when EXPR] [by NAME = EXPR ...] [outcome EXPR] }`: "
         "after every move (only of the moves `on` names, when given) in which `when` holds, one count under the "
-        "values of the `by` dimensions, with the value of `outcome` (true or false gives a rate). The expressions "
+        "values of the `by` dimensions, with the value of `outcome` (true or false: how many were yes, how many "
+        "no). The expressions "
         f"read the state after the move and, in `old(EXPR)`, the state before it; `{TRANSITION_ACTOR}` is the "
         "mover, `source` the card whose ability the move is, and the arguments every `on` move has are bound by "
         "name. A player is reported by seat, counted from the player whose turn began the match (seat 1). "
-        "`simulate` plots a statistic with one numeric dimension and a true/false outcome (the rate against the "
-        f"number) and one with a dimension of players (the share by seat). These rules declare: {stats}.",
+        "`simulate` plots a statistic with one numeric dimension and a true/false outcome (the share of yes "
+        f"against the number) and one with a dimension of players (the share by seat). These rules declare: {stats}.",
         "- `policy NAME \"title\" CITATION { RULE ... }`, each rule `prefer MOVE [when EXPR] [best EXPR] "
         "[CITATION]` or `avoid MOVE, ... [when EXPR] [CITATION]`: a simulated player's choice, made from its view "
         "of the table, in which a card it does not know is a blank whose value and family are `none`. The first "

@@ -2,9 +2,11 @@
 
 The text tables of `trace.py` are exact but slow to read: a picture shows the seats with their slots as
 cards (face up when some player knows the card, with who knows it; a card back when nobody does; a dashed
-outline for an empty slot), the piles, the held cards, and the rules' short variables. The cards a step
-moved are outlined and an arrow runs from each old place to the new one, so a pluck, gift, swap or draw is
-visible without reading the trace.
+outline for an empty slot), the piles, the held cards, and the rules' variables in the words the rules give
+them (a variable without words is bookkeeping and is not drawn). The cards a step moved are outlined and an
+arrow runs from each old place to the new one, so a pluck, gift, swap or draw is visible without reading the
+trace. An arrow never crosses a word: it leaves a card at its bottom edge into a track of the free strip
+below the card's line, and runs from line to line in a lane right of everything written.
 
 Generic like the engine: it names no species, value, variable or pile of the rules; it draws what the
 state and the deck declare. A species is written only on a card that some player knows (or on the top of
@@ -23,6 +25,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from ..engine.engine import Engine
 from ..engine.state import State
+from ..language import syntax as s
 from ..language.errors import write_output
 from ..scenarios.runner import ScenarioResult
 from .trace import Shot
@@ -39,6 +42,11 @@ TITLE_SIZE, TEXT_SIZE, SMALL_SIZE, TINY_SIZE = 14, 11, 10, 9
 LINE = 15  # height of a line of legend text
 NAME_LINE = 18  # height of a player's name line
 WRAP = 56  # characters per line of legend text
+# Arrows: the head's length, the first track's depth below a card line, the distance between tracks (and
+# between lanes), and how far apart the arrows leaving or entering one card are.
+HEAD, TRACK_TOP, TRACK, SPREAD = 9, 13, 5, 10
+CLEAR = 6  # free space between the deepest track and whatever follows the line (a pile's caption: its letters)
+LANE_X = WIDTH - PAD + 6  # the first lane: right of every card and every line of text (text fits WIDTH - 2 * PAD)
 
 # Colours.
 INK, MUTED, PAPER = "#222222", "#666666", "#ffffff"
@@ -143,18 +151,34 @@ def pack(parts: Iterable[str], separator: str, width: int = WRAP) -> list[str]:
 
 
 # ---------------------------------------------------------------- layout
+@dataclass(frozen=True)
+class Anchor:
+    """Where an arrow meets a place: the card's centre line and bottom edge, and its line of cards."""
+
+    x: float
+    bottom: float
+    line: int  # the card lines counted down the picture
+
+
 @dataclass
 class Canvas:
-    """The picture under construction: elements in drawing order and the anchor of every place."""
+    """The picture under construction: elements in drawing order, the anchor of every place, and the track
+    each arrow takes below each line of cards it starts or ends on."""
 
     eng: Engine
     st: State
     moved: frozenset[int]
     revealed: frozenset[int]
-    referenced: set[str]
+    arrows: tuple[tuple[str, str], ...]  # (old place, new place), between places the picture draws
     y: float = PAD
     body: list[str] = field(default_factory=list)
-    anchors: dict[str, tuple[float, float]] = field(default_factory=dict)
+    anchors: dict[str, Anchor] = field(default_factory=dict)
+    tracks: dict[tuple[int, int], int] = field(default_factory=dict)  # (arrow, line) -> track
+    lines_drawn: int = 0
+
+    @property
+    def referenced(self) -> set[str]:
+        return {label for pair in self.arrows for label in pair}
 
     def add(self, element: str) -> None:
         if element:  # an empty text draws nothing
@@ -266,35 +290,91 @@ def draw_card(cv: Canvas, x: float, y: float, card: int | None, corner: str, pla
         draw_back(cv, x, y, card, corner, place)
 
 
-def grid(cv: Canvas, count: int) -> list[tuple[float, float]]:
-    """Top-left corners of `count` cards, PER_LINE to a line, starting at the cursor; moves the cursor."""
-    spots: list[tuple[float, float]] = [(PAD + (i % PER_LINE) * (CARD_W + GAP), cv.y + (i // PER_LINE) * (CARD_H + GAP))
-                                        for i in range(count)]
-    lines = max(1, -(-count // PER_LINE))
-    cv.y += lines * (CARD_H + GAP)
+def card_lines(places: list[str]) -> list[list[str]]:
+    """The places of cards drawn side by side, PER_LINE to a line."""
+    return [places[i:i + PER_LINE] for i in range(0, len(places), PER_LINE)]
+
+
+def arrows_on(cv: Canvas, places: list[str]) -> list[int]:
+    """The arrows (by index) that start or end at one of these places."""
+    here = set(places)
+    return [k for k, (source, target) in enumerate(cv.arrows) if source in here or target in here]
+
+
+def meeting_x(cv: Canvas, k: int, line: list[str]) -> float:
+    """Where along a line of cards arrow k meets it (its old place when both of its places are on it)."""
+    place = next(place for place in cv.arrows[k] if place in line)
+    return line.index(place) * (CARD_W + GAP) + spread(cv, k, place)
+
+
+def depth(track: int) -> float:
+    """How far below the bottom of its cards a track runs: the first clears an arrow's head."""
+    return TRACK_TOP + track * TRACK
+
+
+def room(cv: Canvas, places: list[str]) -> float:
+    """The strip below a line of cards: the gap between lines, and more where arrows run below it."""
+    count = len(arrows_on(cv, places))
+    return max(GAP, depth(count - 1) + CLEAR) if count else GAP
+
+
+def lines_height(cv: Canvas, places: list[str]) -> float:
+    return sum(CARD_H + room(cv, line) for line in card_lines(places))
+
+
+def grid(cv: Canvas, places: list[str]) -> list[tuple[float, float]]:
+    """Top-left corners of the cards at these places, line by line from the cursor, with each place's anchor
+    (the first card of a place, for a hand of several) and each arrow's track below the line; moves the
+    cursor past the lines and the strips below them."""
+    spots: list[tuple[float, float]] = []
+    for line in card_lines(places):
+        for i, place in enumerate(line):
+            spots.append((PAD + i * (CARD_W + GAP), cv.y))
+            cv.anchors.setdefault(place, Anchor(spots[-1][0] + CARD_W / 2, cv.y + CARD_H, cv.lines_drawn))
+        # The arrow meeting the line furthest right runs nearest to it: every run below the line goes right
+        # (to the lane) or stays under the line, so a deeper run passes under no card another arrow meets.
+        ordered = sorted(arrows_on(cv, line), key=lambda k: -meeting_x(cv, k, line))
+        for track, k in enumerate(ordered):
+            cv.tracks[(k, cv.lines_drawn)] = track
+        cv.lines_drawn += 1
+        cv.y += CARD_H + room(cv, line)
     return spots
 
 
-def anchor(cv: Canvas, place: str, spot: tuple[float, float]) -> None:
-    cv.anchors.setdefault(place, (spot[0] + CARD_W / 2, spot[1] + CARD_H / 2))
-
-
 # ---------------------------------------------------------------- parts of the picture
-def draw_title(cv: Canvas, title: str) -> None:
+def draw_title(cv: Canvas, title: str, one_line: bool = False) -> None:
+    """The step the picture is about: a bold heading, or (`one_line`, a refusal with its rule) one line of
+    plain text, made smaller to fit rather than wrapped."""
+    if one_line:
+        cv.y += NAME_LINE
+        cv.add(svg_text(PAD, cv.y - 4, title, TEXT_SIZE, fit=WIDTH - 2 * PAD))
+        return
     for line in wrap(title, 44):
         cv.y += NAME_LINE
         cv.add(svg_text(PAD, cv.y - 4, line, TITLE_SIZE, bold=True))
 
 
 def variable_lines(eng: Engine, st: State) -> list[str]:
-    """Phase and round, then every short scalar variable of the rules as `name: value`, in declaration order."""
-    parts = [f"phase: {st.phase}", f"round: {st.round}", f"turn: {st.turn}"]
+    """Phase, round and turn, then the rules' variables of the table in their words, in declaration order."""
+    parts = [f"phase: {st.phase.replace('_', ' ')}", f"round: {st.round}", f"turn: {st.turn}"]
     for name, decl in eng.rules.variables.items():
         if not decl.per_player and name in st.vars:
-            shown = short_value(eng, st, decl.type, st.vars[name])
-            if shown is not None:
-                parts.append(f"{name}: {shown}")
+            words = var_words(eng, st, decl, st.vars[name])
+            if words is not None:
+                parts.append(words)
     return pack(parts, " · ")
+
+
+def var_words(eng: Engine, st: State, decl: s.VarDecl, value: Any) -> str | None:
+    """A variable as people read it: its words in the rules with `{}` its value, a true/false variable's
+    words without `{}` while it is true. None when there is nothing to say: a variable without words (the
+    rules' bookkeeping), one without a value, a value too long or one that could tell of a hidden card."""
+    if not decl.words or value is None:
+        return None
+    if "{}" not in decl.words:
+        return decl.words if value is True else None
+    shown = short_value(eng, st, decl.type, value)
+    return None if shown is None else decl.words.replace("{}", shown)
 
 
 def short_value(eng: Engine, st: State, vtype: str, value: Any) -> str | None:
@@ -319,7 +399,8 @@ def situation_lines(eng: Engine, st: State) -> list[str]:
     for w in st.windows:
         who = ", ".join(st.names[p] for p in range(len(st.names)) if w.players >> p & 1) or "nobody"
         used = " (used)" if w.attempts <= 0 else ""
-        lines.append(f"{eng.effects.window_title} '{w.kind}' on {label_if_known(eng, st, w.ref)} for {who}{used}")
+        kind = w.kind.replace("_", " ")  # a word, as the phase is
+        lines.append(f"{eng.effects.window_title} '{kind}' on {label_if_known(eng, st, w.ref)} for {who}{used}")
     for entry in st.waiting:
         lines.append(f"waiting: {st.names[entry.owner]} must use '{entry.ability}' of "
                      f"{label_if_known(eng, st, entry.card)}")
@@ -329,11 +410,12 @@ def situation_lines(eng: Engine, st: State) -> list[str]:
 def draw_piles(cv: Canvas) -> None:
     eng, st = cv.eng, cv.st
     cv.y += 4
-    spots = grid(cv, len(eng.pile_names))
+    spots = grid(cv, eng.pile_names)
+    lines = card_lines(eng.pile_names)
     for i, (name, spot) in enumerate(zip(eng.pile_names, spots, strict=True)):
         cards = st.piles[i]
         x, y = spot
-        anchor(cv, name, spot)
+        below = y + CARD_H + room(cv, lines[i // PER_LINE])  # the caption goes under the arrows' tracks
         if not cards:
             draw_empty(cv, x, y, "", name, "none left")
         elif i in eng.effects.face_up:
@@ -341,7 +423,7 @@ def draw_piles(cv: Canvas) -> None:
         else:
             draw_back(cv, x, y, None, "", name, str(len(cards)), pile=cards)
         for k, caption in enumerate((name.replace("_", " "), f"{len(cards)} card" + ("" if len(cards) == 1 else "s"))):
-            cv.add(svg_text(x + CARD_W / 2, y + CARD_H + GAP + 5 + k * 11, caption, TINY_SIZE, anchor="middle",
+            cv.add(svg_text(x + CARD_W / 2, below + 5 + k * 11, caption, TINY_SIZE, anchor="middle",
                             fill=MUTED, fit=CARD_W))
     cv.y += 2 * 11
 
@@ -350,21 +432,21 @@ def player_vars(eng: Engine, st: State, p: int) -> str:
     parts = []
     for name, decl in eng.rules.variables.items():
         if decl.per_player and name in st.pvars:
-            shown = short_value(eng, st, decl.type, st.pvars[name][p])
-            if shown is not None:
-                parts.append(f"{name} {shown}")
+            words = var_words(eng, st, decl, st.pvars[name][p])
+            if words is not None:
+                parts.append(words)
     if st.is_protected(p):
         parts.append("protected")
     return " · ".join(parts)
 
 
-def draw_name(cv: Canvas, p: int, rows: int) -> None:
+def draw_name(cv: Canvas, p: int, cards_height: float) -> None:
     """The player's name line (a marker and bold for the active player) and their variables."""
     st = cv.st
     active = p == st.active
     seated = bool(st.in_round >> p & 1)
     extra = player_vars(cv.eng, st, p)
-    height = NAME_LINE + (LINE if extra else 0) + rows * (CARD_H + GAP) + 2
+    height = NAME_LINE + (LINE if extra else 0) + cards_height + 2
     if active:
         cv.add(f"<rect{attrs(x=PAD // 2, y=num(cv.y + 2), width=WIDTH - PAD, height=num(height), rx=6)}"
                f"{attrs(fill=ACTIVE_ROW, **{'class': 'active'})}/>")
@@ -396,23 +478,20 @@ def draw_player(cv: Canvas, p: int) -> None:
     row += [None] * max(0, highest_slot(cv.referenced, name) - len(row))
     hand = st.hands[p]
     hand_boxes = len(hand) or (1 if f"{name}.hand" in cv.referenced else 0)
-    count = len(row) + hand_boxes
-    draw_name(cv, p, max(1, -(-count // PER_LINE)))
-    if not count:
+    places = [f"{name}.{i + 1}" for i in range(len(row))] + [f"{name}.hand"] * hand_boxes
+    draw_name(cv, p, lines_height(cv, places) if places else LINE)
+    if not places:
         cv.y += LINE
         cv.add(svg_text(PAD, cv.y - 4, "(no cards)", SMALL_SIZE, fill=MUTED))
         return
-    spots = grid(cv, count)
+    spots = grid(cv, places)
     for i, card in enumerate(row):
-        place = f"{name}.{i + 1}"
-        anchor(cv, place, spots[i])
+        place = places[i]
         if i < len(st.tableaux[p]):
             draw_card(cv, *spots[i], card, str(i + 1), place)
         else:  # a slot the step creates
             draw_empty(cv, *spots[i], str(i + 1), place, "new slot")
     hand_spots = spots[len(row):]
-    if hand_spots:
-        anchor(cv, f"{name}.hand", hand_spots[0])
     for card, spot in zip(hand, hand_spots, strict=False):
         draw_card(cv, *spot, card, "held", f"{name}.hand")
     if not hand and hand_spots:
@@ -426,85 +505,102 @@ def draw_key(cv: Canvas) -> None:
 
 
 # ---------------------------------------------------------------- arrows
-def clip(center: tuple[float, float], toward: tuple[float, float]) -> tuple[float, float]:
-    """The point where the line from a card's centre toward a point leaves the card."""
-    dx, dy = toward[0] - center[0], toward[1] - center[1]
-    if dx == 0 and dy == 0:
-        return center
-    half_w, half_h = CARD_W / 2 + 2, CARD_H / 2 + 2
-    scale = min(half_w / abs(dx) if dx else float("inf"), half_h / abs(dy) if dy else float("inf"), 1.0)
-    return center[0] + dx * scale, center[1] + dy * scale
+def spread(cv: Canvas, k: int, place: str) -> float:
+    """Where along a card's bottom edge arrow k meets it: side by side when several arrows meet one card."""
+    here = [j for j, pair in enumerate(cv.arrows) if place in pair]
+    return (here.index(k) - (len(here) - 1) / 2) * SPREAD
 
 
-def arrow(cv: Canvas, source: str, target: str) -> str | None:
-    """A curved arrow from one place to another, its head drawn as a triangle (no marker ids)."""
-    if source not in cv.anchors or target not in cv.anchors:
-        return None
+def route(cv: Canvas, k: int) -> list[tuple[float, float]]:
+    """The corners of arrow k: down from the old place's card into its track, along the strip below the
+    line (and, between lines, up or down its lane right of everything written), up into the new place's
+    card. Strips, lanes and cards' edges hold no text, so the arrow crosses no word."""
+    source, target = cv.arrows[k]
     a, b = cv.anchors[source], cv.anchors[target]
-    if a == b:
-        return None
-    mid_x, mid_y = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    length = (dx * dx + dy * dy) ** 0.5
-    # neighbours get a high arc, so that the arrow leaves and enters over the cards' edges and stays visible
-    bend = 70.0 if length < CARD_H + GAP + 20 else min(40.0, 0.25 * length)
-    ctrl = (mid_x + dy / length * bend, mid_y - dx / length * bend)
-    start, end = clip(a, ctrl), clip(b, ctrl)
-    tx, ty = end[0] - ctrl[0], end[1] - ctrl[1]
-    norm = (tx * tx + ty * ty) ** 0.5 or 1.0
-    ux, uy = tx / norm, ty / norm
-    base = (end[0] - ux * 11, end[1] - uy * 11)
-    left = (base[0] - uy * 5, base[1] + ux * 5)
-    right = (base[0] + uy * 5, base[1] - ux * 5)
-    path = f"M{num(start[0])},{num(start[1])} Q{num(ctrl[0])},{num(ctrl[1])} {num(base[0])},{num(base[1])}"
-    head = " ".join(f"{num(px)},{num(py)}" for px, py in (end, left, right))
+    ax, bx = a.x + spread(cv, k, source), b.x + spread(cv, k, target)
+    ay, by = a.bottom + depth(cv.tracks[(k, a.line)]), b.bottom + depth(cv.tracks[(k, b.line)])
+    if a.line == b.line:
+        return [(ax, a.bottom), (ax, ay), (bx, ay), (bx, b.bottom)]
+    lane = LANE_X + k * TRACK
+    return [(ax, a.bottom), (ax, ay), (lane, ay), (lane, by), (bx, by), (bx, b.bottom)]
+
+
+def arrow(cv: Canvas, k: int) -> str:
+    """Arrow k as a path of straight runs, its head a triangle pointing up into the new place's card (no
+    marker ids), over a pale halo that keeps it apart from the cards and arrows it passes."""
+    points = route(cv, k)
+    tip_x, tip_y = points[-1]
+    points[-1] = (tip_x, tip_y + HEAD)  # the line stops where the head begins
+    path = "M" + " L".join(f"{num(x)},{num(y)}" for x, y in points)
+    head = " ".join(f"{num(x)},{num(y)}" for x, y in ((tip_x, tip_y), (tip_x - 5, tip_y + HEAD),
+                                                        (tip_x + 5, tip_y + HEAD)))
+    source, target = cv.arrows[k]
     return (f"<g{attrs(**{'class': 'arrow'})}><title>{escape(f'{source} -> {target}')}</title>"
             f"<path{attrs(d=path, fill='none', stroke=PAPER, stroke_width=5, stroke_opacity=0.7)}/>"
-            f"<path{attrs(d=path, fill='none', stroke=MOVED, stroke_width=2.5, stroke_linecap='round')}/>"
+            f"<path{attrs(d=path, fill='none', stroke=MOVED, stroke_width=2.5, stroke_linejoin='round')}/>"
             f"<polygon{attrs(points=head, fill=MOVED)}/></g>")
+
+
+def drawn_arrows(cv: Canvas) -> list[int]:
+    """The arrows whose both places the picture drew (every place but the box is drawn: a safeguard)."""
+    return [k for k, pair in enumerate(cv.arrows) if all(place in cv.anchors for place in pair)]
+
+
+def lanes_width(cv: Canvas) -> float:
+    """How much wider than the table the picture is: the lanes of the arrows that go from line to line."""
+    used = [k for k in drawn_arrows(cv) if cv.anchors[cv.arrows[k][0]].line != cv.anchors[cv.arrows[k][1]].line]
+    return LANE_X + max(used) * TRACK + 2 * TRACK - WIDTH if used else 0
 
 
 # ---------------------------------------------------------------- the API
 def table_svg(eng: Engine, st: State, *, moved: frozenset[int] = frozenset(),
               arrows: tuple[tuple[str, str], ...] = (), title: str = "",
-              revealed: frozenset[int] = frozenset()) -> str:
-    """One picture of a state: title, phase, round and the rules' short variables, open windows, the piles,
+              revealed: frozenset[int] = frozenset(), one_line: bool = False) -> str:
+    """One picture of a state: title, phase, round and the rules' variables in their words, open windows, the piles,
     then every seat in seating order with its slots and held cards. `moved` cards get a red outline,
-    `revealed` ones a blue one; each arrow runs between two place labels (`alice.2`, `alice.hand`, a pile)."""
-    referenced = {label for pair in arrows for label in pair}
-    cv = Canvas(eng, st, moved, revealed, referenced)
+    `revealed` ones a blue one; each arrow runs between two place labels (`alice.2`, `alice.hand`, a pile;
+    one that names the box, which is not drawn, is left out). `one_line`: the title is one line of plain text
+    (a refusal), not a heading."""
+    drawable = tuple(pair for pair in arrows if BOX not in pair and pair[0] != pair[1])
+    cv = Canvas(eng, st, moved, revealed, drawable)
     if title:
-        draw_title(cv, title)
+        draw_title(cv, title, one_line)
     cv.rows(variable_lines(eng, st))
     cv.lines(situation_lines(eng, st), fill=INK)
     draw_piles(cv)
     for p in range(len(st.names)):
         draw_player(cv, p)
     draw_key(cv)
-    drawn = [svg for source, target in arrows if (svg := arrow(cv, source, target)) is not None]
+    drawn = [arrow(cv, k) for k in drawn_arrows(cv)]
     height = int(cv.y + PAD)
+    width = WIDTH + int(lanes_width(cv))
     label = title or "the table"
-    head = (f"<svg{attrs(xmlns=SVG_NS, viewBox=f'0 0 {WIDTH} {height}', width='100%')}"
-            f"{attrs(style=f'max-width:{MAX_WIDTH}px;height:auto', role='img', aria_label=label)}"
+    head = (f"<svg{attrs(xmlns=SVG_NS, viewBox=f'0 0 {width} {height}', width='100%')}"
+            f"{attrs(style=f'max-width:{MAX_WIDTH * width // WIDTH}px;height:auto', role='img', aria_label=label)}"
             f"{attrs(font_family='sans-serif')}>")
-    background = f"<rect{attrs(x=0, y=0, width=WIDTH, height=height, fill=PAPER)}/>"
+    background = f"<rect{attrs(x=0, y=0, width=width, height=height, fill=PAPER)}/>"
     return "\n".join([head, f"<title>{escape(label)}</title>", background, *cv.body, *drawn, "</svg>"]) + "\n"
 
 
-def step_pictures(eng: Engine, before: State, after: State, step_text: str) -> tuple[str, str]:
-    """(before, after): the table around one step, the moved cards outlined and arrows from old to new places."""
+def step_pictures(eng: Engine, before: State, after: State, step_text: str,
+                  refused: bool = False) -> tuple[str, str]:
+    """(before, after): the table around one step, the moved cards outlined and arrows from old to new places;
+    a `refused` step is titled by one plain line."""
     moved = moved_cards(eng, before, after)
     arrows = step_arrows(eng, before, after, moved)
     revealed = revealed_cards(before, after)
-    return (table_svg(eng, before, moved=moved, arrows=arrows, title=f"before: {step_text}"),
-            table_svg(eng, after, moved=moved, arrows=arrows, revealed=revealed, title=f"after: {step_text}"))
+    return (table_svg(eng, before, moved=moved, arrows=arrows, title=f"before: {step_text}", one_line=refused),
+            table_svg(eng, after, moved=moved, arrows=arrows, revealed=revealed, title=f"after: {step_text}",
+                      one_line=refused))
 
 
-def shot_pictures(eng: Engine, shot: Shot) -> tuple[str, str] | None:
-    """The pictures of a decisive step of the docs, when its replay kept the states (snapshots)."""
+def shot_pictures(eng: Engine, shot: Shot, numbered: bool = True) -> tuple[str, str] | None:
+    """The pictures of a decisive step of the docs, when its replay kept the states (snapshots); `numbered`:
+    the title names the step's line."""
     if shot.before_state is None or shot.after_state is None:
         return None
-    return step_pictures(eng, shot.before_state, shot.after_state, f"line {shot.line}: {shot.text}")
+    title = f"line {shot.line}: {shot.heading}" if numbered else shot.heading
+    return step_pictures(eng, shot.before_state, shot.after_state, title, refused=shot.refusal is not None)
 
 
 def write_step_pictures(eng: Engine, result: ScenarioResult, directory: Path, stem: str) -> list[Path]:

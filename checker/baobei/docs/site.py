@@ -20,7 +20,7 @@ from ..scenarios.runner import engine_for
 from .generate import Project, Replays, build, replay_all
 from .index import Index, ScenarioDoc
 from .language import render_language
-from .pictures import step_pictures
+from .pictures import shot_pictures
 from .render import Links, render_decisions, render_faq, render_rules
 from .trace import Shot, decisive
 
@@ -51,6 +51,14 @@ class SiteLinks(Links):
         return f"[{doc.scenario.title}](scenarios/{scenario_page(doc)})"
 
 
+def step_line(shot: Shot) -> str:
+    """A decisive step in one line of Markdown: the move, or the move refused with the reason and rule."""
+    refusal = shot.refusal
+    if refusal is None:
+        return f"**Line {shot.line}:** `{shot.text}`"
+    return f"**Line {shot.line}:** refused: `{refusal.move}`: {refusal.reason} ({refusal.cite})"
+
+
 def scenario_page(doc: ScenarioDoc) -> str:
     return slug(doc.rel.removeprefix("scenarios/").removesuffix(".scenario")) + ".md"
 
@@ -74,12 +82,11 @@ class Pages:
     # ------------------------------------------------------------ pictures
     def shot_pictures(self, doc: ScenarioDoc, shot: Shot, prefix: str) -> list[str]:
         """The Markdown of one decisive step: its text and the table before and after, drawn."""
-        before, after = shot.before_state, shot.after_state
-        lines = [f"**Line {shot.line}:** `{shot.text}`", ""]
-        if before is None or after is None:
+        lines = [step_line(shot), ""]
+        pictures = shot_pictures(self.engine, shot, numbered=False)
+        if pictures is None:
             return lines
         stem = f"{slug(doc.rel)}-line{shot.line}"
-        pictures = step_pictures(self.engine, before, after, shot.text)
         for when, svg in zip(("before", "after"), pictures, strict=True):
             self.write(f"{PICTURES}/{stem}-{when}.svg", svg)
             self.pictures += 1

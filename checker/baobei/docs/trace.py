@@ -7,52 +7,16 @@ that marks nothing is refused by the docs, so that the picture always shows what
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..engine.state import State
 from ..language import syntax as s
+from ..language.errors import Rejection
 from ..scenarios import syntax as sc
 from ..scenarios.runner import TraceEntry
 from .index import ScenarioDoc
 
 MAX_SHOTS = 4
-
-_PARA_LIST = re.compile(r"\[(P\d+(?:, P\d+)*)\]")
-
-
-def compact_paras(paras: tuple[str, ...] | list[str]) -> str:
-    """Runs of consecutive paragraphs written as FIRST-LAST; the given order is kept (rules may cite out of order)."""
-    out: list[str] = []
-    run: list[int] = []
-
-    def flush() -> None:
-        if run:
-            out.append(f"P{run[0]}" if len(run) == 1 else f"P{run[0]}-P{run[-1]}")
-            run.clear()
-
-    for para in paras:
-        digits = para[1:]
-        if not digits.isdigit():
-            flush()
-            out.append(para)
-            continue
-        number = int(digits)
-        if run and number != run[-1] + 1:
-            flush()
-        run.append(number)
-    flush()
-    return ", ".join(out)
-
-
-def format_cite(cite: s.Citation) -> str:
-    parts = cite.parts or ((cite.section, cite.paras),)
-    return "; ".join(f"§ {sec}" + (f" [{compact_paras(ps)}]" if ps else "") for sec, ps in parts)
-
-
-def compact_text(text: str) -> str:
-    """Shorten every expanded paragraph list inside a message, e.g. of a rejection."""
-    return _PARA_LIST.sub(lambda m: f"[{compact_paras(m.group(1).split(', '))}]", text)
 
 
 @dataclass
@@ -73,6 +37,15 @@ class Shot:
     marked: bool = False  # the scenario marks the step `decisive`
     before_state: State | None = None  # copies of the states (replays with snapshots), for pictures
     after_state: State | None = None
+    refusal: Rejection | None = None  # a refused move: what and why, for words rather than a heading
+
+    @property
+    def heading(self) -> str:
+        """The step in a few words over its pictures: a refusal as the move refused and the rule refusing it
+        (its reason is too long for a heading)."""
+        if self.refusal is None:
+            return self.text
+        return f"refused {self.refusal.move} ({self.refusal.cite})"
 
     def render(self, previous: Shot | None = None) -> list[str]:
         lines = [f"line {self.line}: {self.text}"]
@@ -93,7 +66,7 @@ class Shot:
 
 
 def _events(entry: TraceEntry) -> list[str]:
-    return [f"{e.text}  ({e.rule}, {format_cite(e.cite)})" for e in entry.events if e.text != entry.text]
+    return [f"{e.text}  ({e.rule}, {e.cite})" for e in entry.events if e.text != entry.text]
 
 
 def _simultaneous(group: sc.Simultaneous, entry: TraceEntry, before: list[str], shot: Shot | None,
@@ -109,7 +82,7 @@ def _simultaneous(group: sc.Simultaneous, entry: TraceEntry, before: list[str], 
         shot.after_state = entry.state
         shot.cites += [e.cite for e in entry.events]
     else:  # no longer legal when its turn came (the reference was used): rejected
-        shot.events.append(compact_text(entry.text))
+        shot.events.append(entry.text)
     return shot
 
 
@@ -143,8 +116,8 @@ def shots(doc: ScenarioDoc) -> tuple[Shot | None, list[Shot]]:
                             before_state=state, after_state=entry.state))
             table, state = entry.table, entry.state
         elif isinstance(step, sc.Reject):
-            out.append(Shot("reject", line, compact_text(entry.text), table, [], table, [step.cite],
-                            marked=step.decisive, before_state=state, after_state=state))
+            out.append(Shot("reject", line, entry.text, table, [], table, [step.cite],
+                            marked=step.decisive, before_state=state, after_state=state, refusal=entry.rejection))
         elif isinstance(step, sc.Expect):
             (out[-1] if out else setup).checked.append(entry.text.removeprefix("expect "))
     return setup, out

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from ..language import syntax as s
 from ..language.errors import EngineError
 from ..language.ruleset import ALL_CARDS, DRAW_PILE, Ruleset
-from ..language.text import plural
+from ..language.words import plural
 from .protection import Protection, tableau_of
 from .runtime import Ctx, Event, Fn, Origin, items_of
 from .state import CardFacts, HandLoc, PileLoc, State, Waiting, Window, hand_of
@@ -158,7 +158,16 @@ class Effects:
             return
         self.reveal(ctx.st, c)
         if ctx.log is not None:
-            log(ctx, origin, lambda: f"{ctx.st.facts.label(c)} is shown to everyone", c)
+            ctx.log.append(self.shown_event(ctx.st, c, origin))
+
+    def shown_event(self, st: State, c: int, origin: Origin) -> Event:
+        """The event of a card shown, named with where it lies: a reader must see whose card it was."""
+        where = self.locate(st, c)
+        place = self.where_label(st, where)
+        seat = where[0] if isinstance(where, tuple) else where.player if isinstance(where, HandLoc) else None
+        label = st.facts.label(c)
+        return Event(origin.rule, origin.cite, f"{label} ({place}) is shown to everyone", "show",
+                     ((label, st.known[c]),), place, "" if seat is None else st.names[seat])
 
     def forget(self, ctx: Ctx, c: Any, origin: Origin) -> None:
         if ctx.absent(c):

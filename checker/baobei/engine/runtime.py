@@ -69,9 +69,10 @@ class Ctx:
 
 
 # What an event is: a change of cards, windows or turns ("effect"), a card drawn ("draw", a random outcome a
-# game log gives), a variable given a value ("set": the rules' bookkeeping, shown to people only on request)
-# or words the rules say to the players ("say").
-EVENT_KINDS = ("effect", "draw", "set", "say")
+# game log gives), a card shown to everyone ("show": people read several of one player's together), a
+# variable given a value ("set": the rules' bookkeeping, shown to people only on request) or words the rules
+# say to the players ("say").
+EVENT_KINDS = ("effect", "draw", "show", "set", "say")
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,8 @@ class Event:
 
     `cards` names the cards the text names, each with who knew it once the event had happened (a bit
     mask of players), so that the text can be told to one player without what that player does not know.
+    A card shown names where it lay (`place`, e.g. `p2.3`) and the player it lay with (`owner`, "" for a
+    pile), so that a reader can say whose cards were shown.
     """
 
     rule: str
@@ -87,15 +90,18 @@ class Event:
     text: str
     kind: str = "effect"
     cards: tuple[tuple[str, int], ...] = ()
+    place: str = ""
+    owner: str = ""
 
     def __str__(self) -> str:
         return f"{self.text}  [{self.rule}, {self.cite}]"
 
-    def seen_by(self, player: int) -> str:
-        """The text as `player` may read it: a card the player did not know is only "a card"."""
-        text = self.text
+    def seen_by(self, player: int | None, text: str | None = None) -> str:
+        """The text (or `text`, words about the same cards) as `player` may read it: a card the player did
+        not know is only "a card". None reads everything (the dealer)."""
+        text = self.text if text is None else text
         for label, knowers in self.cards:
-            if not knowers >> player & 1:
+            if player is not None and not knowers >> player & 1:
                 text = re.sub(re.escape(label) + r"(?![0-9])", "a card", text)
         return text
 

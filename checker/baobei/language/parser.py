@@ -261,8 +261,12 @@ class RulesBuilder(SourceBuilder):
                                 unquote(choice), unquote(reason))
 
     def var_decl(self, meta: Any, match: Token | None, player: Token | None, name: Token,
-                 type_: Token, init: s.Expr) -> s.VarDecl:
-        return s.VarDecl(self._p(meta), str(name), str(type_), init, player is not None, match is not None)
+                 type_: Token, init: s.Expr, words: Token | None) -> s.VarDecl:
+        text = unquote(words) if words is not None else ""
+        if text.count("{}") > 1 or (text and "{}" not in text and str(type_) != "bool"):
+            raise self.error(self._p(meta), f"the words of variable {str(name)!r} need one {{}} for its value "
+                                            "(only a true/false variable's words may leave it out)")
+        return s.VarDecl(self._p(meta), str(name), str(type_), init, player is not None, match is not None, text)
 
     def formals(self, meta: Any, *items: s.Formal | None) -> tuple[s.Formal, ...]:
         return tuple(f for f in items if f is not None)

@@ -49,4 +49,35 @@ class Citation:
 
     def __str__(self) -> str:
         parts = self.parts or ((self.section, self.paras),)
-        return "; ".join(f"§ {sec}" + (" [" + ", ".join(ps) + "]" if ps else "") for sec, ps in parts)
+        return "; ".join(f"§ {sec}" + (f" [{compact_paras(ps)}]" if ps else "") for sec, ps in parts)
+
+
+# A run of at least this many consecutive paragraphs is written as a range (FIRST-LAST): a range of nine
+# reads at a glance where nine ids would not, while two ids in a row are as short as their range.
+RANGE_FROM = 3
+
+
+def compact_paras(paras: tuple[str, ...] | list[str]) -> str:
+    """Paragraph ids as a citation writes them: runs of RANGE_FROM or more consecutive ids as FIRST-LAST,
+    the given order kept (a rule may cite out of order). The rules and scenario languages read both forms."""
+    out: list[str] = []
+    run: list[int] = []
+
+    def flush() -> None:
+        if len(run) >= RANGE_FROM:
+            out.append(f"P{run[0]}-P{run[-1]}")
+        else:
+            out.extend(f"P{n}" for n in run)
+        run.clear()
+
+    for para in paras:
+        digits = para[1:]
+        if not (para.startswith("P") and digits.isdigit() and str(int(digits)) == digits):  # a leading zero stays
+            flush()
+            out.append(para)
+            continue
+        if run and int(digits) != run[-1] + 1:
+            flush()
+        run.append(int(digits))
+    flush()
+    return ", ".join(out)

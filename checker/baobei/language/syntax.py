@@ -362,6 +362,7 @@ class VarDecl:
     init: Expr
     per_player: bool
     whole_match: bool
+    words: str = ""  # as people read it, `{}` for the value; "" when it is bookkeeping only (grammar/rules.lark)
 
 
 @dataclass(frozen=True)

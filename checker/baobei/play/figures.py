@@ -2,7 +2,7 @@
 
 Nothing here is timed, so the same campaign gives the same JSON byte for byte. Statistics are the rules'
 (play/statistics.py): each becomes a table of rows, one per value of its dimensions, with its count and
-its outcomes (for a true/false outcome, the rate of true).
+its outcomes (for a true/false outcome, `rate`: the share of true).
 """
 
 from __future__ import annotations

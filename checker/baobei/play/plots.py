@@ -1,8 +1,8 @@
 """Plots of a campaign's figures, as PNG and SVG (matplotlib, Agg: no display needed).
 
 Which plots a campaign gets follows from the figures alone, never from names of the game: the histogram
-of round lengths; for every statistic with one numeric dimension and a true/false outcome, the rate of
-true against that number (BAO success against the caller's round value); for every statistic with one
+of round lengths; for every statistic with one numeric dimension and a yes/no outcome, the share of yes
+against that number (BAO success against the caller's round value); for every statistic with one
 dimension of players, its share by seat (the winner's seat). The files do not change from one run to the
 next: no date is written, and the SVG ids come from a fixed salt.
 """
@@ -72,7 +72,7 @@ def round_lengths(figures: dict[str, Any]) -> Figure:
 
 
 def rate_against_value(name: str, stat: dict[str, Any]) -> Figure:
-    """Counts as bars, the rate of true as a line on its own axis from 0 to 1."""
+    """Counts as bars, the share of yes as a line on its own axis from 0 to 1."""
     dimension = next(iter(stat["dimensions"]))
     values = [r["key"][dimension] for r in stat["rows"]]
     fig, ax = plt.subplots(figsize=SIZE)
@@ -80,9 +80,9 @@ def rate_against_value(name: str, stat: dict[str, Any]) -> Figure:
     ax.set_xlabel(dimension)
     ax.set_ylabel("count")
     rate = ax.twinx()
-    rate.plot(values, [r["rate"] for r in stat["rows"]], color=LINE, marker="o", markersize=3, label="rate of true")
+    rate.plot(values, [r["rate"] for r in stat["rows"]], color=LINE, marker="o", markersize=3, label="share of yes")
     rate.set_ylim(0, 1.05)
-    rate.set_ylabel("rate of true", color=LINE)
+    rate.set_ylabel("share of yes", color=LINE)
     ax.set_title(f"{name}: {stat['text']}", fontsize=9, wrap=True)
     fig.tight_layout()
     return fig

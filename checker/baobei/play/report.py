@@ -42,26 +42,42 @@ def overview(fig: dict[str, Any]) -> Table:
 
 
 def statistic_table(name: str, stat: dict[str, Any]) -> Table:
-    """One statistic: a row per value of its dimensions, with its count, share and outcomes."""
+    """One statistic: a row per value of its dimensions with how often it was counted and its share of all
+    counts, then a total row; a yes/no outcome as how many were yes, how many no, and the share of yes."""
     dims = list(stat["dimensions"])
-    header = (*dims, "count", "share") + (("rate of true",) if stat["outcome"] == "bool" else
-                                          ("outcomes",) if stat["outcome"] else ())
-    rows = []
-    for row in stat["rows"]:
-        cells = [str(row["key"][d]) for d in dims] + [f"{row['count']:,}", _share(row["count"], stat["count"])]
-        if stat["outcome"] == "bool":
-            cells.append(f"{100 * row['rate']:.1f}%")
-        elif stat["outcome"]:
-            cells.append(", ".join(f"{k}: {n:,}" for k, n in row["outcomes"].items()))
-        rows.append(tuple(cells))
-    total = ["all" if i == 0 else "" for i in range(len(dims))] + [f"{stat['count']:,}", "100%"]
-    if stat["outcome"] == "bool":
-        total.append("-" if stat["rate"] is None else f"{100 * stat['rate']:.1f}%")
-    elif stat["outcome"]:
-        total.append("")
-    if dims or not rows:
-        rows.append(tuple(total))
+    header = (*dims, "count", *(("% of all",) if dims else ()), *_outcome_header(stat["outcome"]))
+    rows = [_statistic_row(stat, [str(row["key"][d]) for d in dims], row) for row in stat["rows"]]
+    if dims or not rows:  # without dimensions the one row is the total already
+        total = {"count": stat["count"], "outcomes": _total_outcomes(stat["rows"])}
+        rows.append(_statistic_row(stat, ["in total"] + [""] * (len(dims) - 1) if dims else [], total))
     return header, rows
+
+
+def _outcome_header(outcome: str | None) -> Row:
+    if outcome == "bool":
+        return ("yes", "no", "% yes")
+    return ("outcomes",) if outcome else ()
+
+
+def _statistic_row(stat: dict[str, Any], key: list[str], row: dict[str, Any]) -> Row:
+    """The cells of one row (or of the total): its key, count, share of all counts and outcomes."""
+    cells = [*key, f"{row['count']:,}"] + ([_share(row["count"], stat["count"])] if stat["dimensions"] else [])
+    outcomes: dict[str, int] = row.get("outcomes", {})
+    if stat["outcome"] == "bool":
+        yes, no = outcomes.get("true", 0), outcomes.get("false", 0)
+        cells += [f"{yes:,}", f"{no:,}", _share(yes, yes + no)]
+    elif stat["outcome"]:
+        cells.append(", ".join(f"{k}: {n:,}" for k, n in outcomes.items()))
+    return tuple(cells)
+
+
+def _total_outcomes(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """The outcomes of every row added up, in the order they first appear."""
+    out: dict[str, int] = {}
+    for row in rows:
+        for outcome, n in row.get("outcomes", {}).items():
+            out[outcome] = out.get(outcome, 0) + n
+    return out
 
 
 def longest_table(fig: dict[str, Any]) -> Table:
@@ -96,7 +112,11 @@ def print_summary(fig: dict[str, Any]) -> None:
     for name, stat in fig["statistics"].items():
         emit("")
         emit(f"{name}: {stat['text']} ({stat['cite']})", "head")
-        table(*statistic_table(name, stat))
+        header, rows = statistic_table(name, stat)
+        if len(header) == 1:  # a bare count reads as a sentence, not as a table of one cell
+            emit(f"{header[0]}: {rows[0][0]}")
+        else:
+            table(header, rows)
     emit("")
     emit("D9, rounds without end: the longest rounds and how they went on", "head")
     table(*longest_table(fig))

@@ -26,7 +26,7 @@ Policy = Callable[[Engine, State, random.Random], "Move | None"]
 # How random play chooses: uniformly over every legal move, or a kind of move first (a player and a
 # move of the rules, among those with a legal move), then its arguments.
 POLICIES: dict[str, Policy] = {
-    "uniform": lambda eng, st, rng: eng.random_move(st, rng),
+    "random": lambda eng, st, rng: eng.random_move(st, rng),
     "kinds": lambda eng, st, rng: eng.random_move_by_kind(st, rng),
 }
 
@@ -129,11 +129,18 @@ class View:
     def event(self, e: Event) -> str | None:
         if e.kind == "set" and not self.verbose:
             return None
-        text = e.text if self.viewer is None else e.seen_by(self.viewer)
-        return f"{text}  [{e.rule}, {e.cite}]"
+        return f"{e.seen_by(self.viewer)}  [{e.rule}, {e.cite}]"
+
+    def shown(self, group: list[Event]) -> str:
+        """Cards of one player shown by one rule, on one line: at a round's end every card is shown, and a
+        line per card would not say at a glance whose they are."""
+        first = group[0]
+        cards = ", ".join(e.seen_by(self.viewer, f"{e.cards[0][0]} ({e.place})") for e in group)
+        return f"{first.owner}'s cards are shown to everyone: {cards}  [{first.rule}, {first.cite}]"
 
     def events(self, events: list[Event], indent: str) -> list[str]:
-        return [indent + line for line in map(self.event, events) if line is not None]
+        lines = [self.shown(group) if len(group) > 1 else self.event(group[0]) for group in shown_together(events)]
+        return [indent + line for line in lines if line is not None]
 
     def move(self, eng: Engine, st: State, move: Move) -> str:
         text = eng.describe(st, move)
@@ -146,6 +153,19 @@ class View:
         name = st.names[self.viewer]
         return [f"the table as {name} sees it (? is a card {name} does not know; * marks the active player):",
                 *(f"  {line}" for line in render_table(eng, st, knowledge=False, viewer=self.viewer))]
+
+
+def shown_together(events: list[Event]) -> list[list[Event]]:
+    """The events in order, those next to each other that show cards of one player by one rule as one group."""
+    groups: list[list[Event]] = []
+    for e in events:
+        last = groups[-1][-1] if groups else None
+        if (last is not None and e.kind == last.kind == "show" and e.owner and e.owner == last.owner
+                and e.rule == last.rule and e.cards):
+            groups[-1].append(e)
+        else:
+            groups.append([e])
+    return groups
 
 
 def hide_unknown(st: State, text: str, viewer: int) -> str:
@@ -230,7 +250,7 @@ class Tally:
     seen: Counter[tuple[str, str]] = field(default_factory=Counter)
 
 
-def tally(eng: Engine, players: int, rounds: int, seed: int, watch: list[str], policy: str = "uniform",
+def tally(eng: Engine, players: int, rounds: int, seed: int, watch: list[str], policy: str = "random",
           cap: int = 5000) -> Tally:
     """Play like `bench` (same seeds, same moves) and count instead of timing."""
     names = [f"p{i + 1}" for i in range(players)]

@@ -16,7 +16,7 @@ from ..engine.move import Move
 from ..engine.runtime import Event
 from ..engine.state import State
 from ..engine.table_view import render_table
-from ..language.errors import BaoError, EngineError, ScenarioError, caret_excerpt
+from ..language.errors import BaoError, EngineError, Rejection, ScenarioError, caret_excerpt
 from ..language.load import load_ruleset
 from ..language.paths import default_rules_dir
 from ..language.source import Citation, Pos
@@ -46,6 +46,7 @@ class TraceEntry:
     events: list[Event] = field(default_factory=list)
     table: list[str] = field(default_factory=list)
     state: State | None = None  # with snapshots: a copy of the state after the step (pictures of the table)
+    rejection: Rejection | None = None  # a move the scenario expects refused: why (the docs show it in words)
 
 
 @dataclass
@@ -214,7 +215,8 @@ class Replay:
         text = self.eng.describe(self.st, move)
         rejection = self.eng.check(self.st, move)
         self.trace.append(TraceEntry(step.pos, f"reject {text}: "
-                                     + (f"{rejection.cite}: {rejection.reason}" if rejection else "legal!")))
+                                     + (f"{rejection.cite}: {rejection.reason}" if rejection else "legal!"),
+                                     rejection=rejection))
         if rejection is None:
             return Failure(step.pos, f"reject {text}", f"expected the move to be rejected citing {step.cite}, "
                            "but it is legal")

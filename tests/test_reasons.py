@@ -64,8 +64,11 @@ def test_an_ability_nobody_has_is_refused_by_its_own_rule(default_engine: Engine
     st = waiting_for_alice(default_engine)
     rejection = default_engine.check(st, parse_move_text(default_engine.rules.moves, st, "bob peek target=alice.1"))
     assert rejection is not None and rejection.rule == "peek" and not rejection.passing
-    assert "waiting to be used by bob" in rejection.reason
-    assert rejection.cite == default_engine.rules.moves["peek"].cite
+    # The card's history says why: alice's discard triggered it for her (the rules' untriggered rule cited).
+    assert rejection.reason.startswith("no 'peek' waits for bob: discard triggered the ability of Weisspelikan")
+    assert rejection.reason.endswith("for alice, who carries it out")
+    untriggered = default_engine.rules.untriggered
+    assert untriggered is not None and set(untriggered.cite.paras) <= set(rejection.cite.paras)
     assert [r.rule for r in rejection.others] == ["waiting"]
 
 

@@ -102,6 +102,6 @@ def bad_in_scenario(book: Book, scenario: sc.Scenario) -> list[str]:
     """Bad citations, and none at all: a scenario answers a question of the rulebook, so it names the
     paragraphs it answers from."""
     if not scenario.cites:
-        return [f"{scenario.pos}: the scenario cites no paragraph of the rulebook; add a line like "
-                "`cites § SECTION [PNUMBER]` under its title"]
+        return [f"{scenario.pos}: the scenario cites no paragraph of the rulebook; add a "
+                "`cites` line under its title: a section and its paragraphs"]
     return bad_in(book, scenario, scenario.pos)

@@ -62,6 +62,7 @@ def _vocabulary(rules: Ruleset) -> list[str]:
         lines.append(f"- Halt `{h.name}`: {h.text} Allowed: {allowed} ({h.cite}).")
     for label, decl in (("While an ability waits", rules.waiting), ("An ability without a legal choice",
                                                                     rules.no_choice),
+                        ("An ability nothing triggered", rules.untriggered),
                         ("Simultaneous calls", rules.simultaneous)):
         if decl is not None:
             lines.append(f"- {label}: {decl.text} ({decl.cite}).")

@@ -17,6 +17,7 @@ duplicate a card: a card leaves exactly one place and enters exactly one.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -26,7 +27,7 @@ from ..language.ruleset import ALL_CARDS, DRAW_PILE, Ruleset
 from ..language.words import plural
 from .protection import Protection, tableau_of
 from .runtime import Ctx, Event, Fn, Origin, items_of
-from .state import CardFacts, HandLoc, PileLoc, State, Waiting, Window, hand_of
+from .state import Came, CardFacts, HandLoc, PileLoc, State, Waiting, Window, hand_of
 
 
 class Host(Protocol):
@@ -43,6 +44,9 @@ class Host(Protocol):
     def slot_label(self, st: State, slot: tuple[int, int]) -> str: ...
     def format_value(self, st: State, vtype: str, value: Any) -> str: ...
 
+
+# The order of card moves across a game (only compared within one game's history: later moves are larger).
+_STAMPS = itertools.count(1)
 
 def log(ctx: Ctx, origin: Origin, text: Callable[[], str], *cards: int, kind: str = "effect") -> None:
     """Log an event; `cards` are the cards its text names, kept with who knows each now."""
@@ -90,6 +94,7 @@ class Effects:
             return
         src = self.take_out(st, c)
         self.put(st, c, where)
+        self.came_by(st, origin, c)
         ctx.touch(src)
         ctx.touch(where)
         if ctx.marking:
@@ -108,6 +113,7 @@ class Effects:
         if self.blocked(ctx, origin, where_a, where_b):
             return
         self.exchange(st, a, where_a, b, where_b)
+        self.came_by(st, origin, a, b)
         ctx.touch(where_a)
         ctx.touch(where_b)
         if ctx.marking:
@@ -130,6 +136,7 @@ class Effects:
         self.require_free(ctx, where, origin.rule)
         c = self.draw_top(st, self.draw_pile)
         self.put(st, c, where)
+        self.came_by(st, origin, c)
         ctx.touch(where)
         if ctx.marking:
             self.add_marks(st, c, ctx.marking)
@@ -221,6 +228,7 @@ class Effects:
         # A new trigger waits before those that wait for the window: what the window's calls
         # trigger is part of settling them.
         self.enqueue(ctx.st, Waiting(ability, c, p, (), after_window), first=False)
+        self.triggered(ctx.st, c, p)
         if ctx.log is not None:
             facts = self.eng.facts
             log(ctx, origin, lambda: f"{facts.label(c)} triggers its ability '{ability}' for {ctx.st.names[p]}"
@@ -373,6 +381,18 @@ class Effects:
             st.piles[where.index].append(card)
             if where.index in self.face_up:
                 st.known[card] = st.everyone  # a face-up pile shows the card to every player
+
+    @staticmethod
+    def came_by(st: State, origin: Origin, *cards: int) -> None:
+        """Remember which rule moved the cards (a refusal of an ability says how its card came there)."""
+        for c in cards:
+            st.came[c] = Came(origin.rule, origin.cite, st.round, st.turn, next(_STAMPS))
+
+    @staticmethod
+    def triggered(st: State, c: int, p: int) -> None:
+        came = st.came[c]  # shared with the copies made before: replaced, never changed in place
+        if came is not None:
+            st.came[c] = Came(came.rule, came.cite, came.round, came.turn, came.stamp, triggered_for=p)
 
     @staticmethod
     def exchange(st: State, a: int, where_a: Any, b: int, where_b: Any) -> None:

@@ -234,8 +234,7 @@ class Legality:
         if cm.decl.is_ability:
             waiting = next((w for w in st.waiting if w.ability == cm.name and w.owner == move.player), None)
             if waiting is None:
-                return [Rejection("", cm.name, cm.decl.cite, f"no '{cm.name}' is waiting to be used by "
-                                  f"{st.names[move.player]}")]
+                return [self.nothing_waits(st, cm, move.player)]
         env = self.env_for(st, cm, move.player, move.args, waiting)
         reasons = self._all_guards(self.new_ctx(st, env, None), cm, move.player)
         domain = self._check_domains(st, cm, move.player, move.args)
@@ -245,6 +244,52 @@ class Legality:
             if decl is not None:
                 reasons.append(Rejection("", f"protect {decl.name}", decl.cite, decl.text[0].lower() + decl.text[1:]))
         return reasons
+
+    def nothing_waits(self, st: State, cm: CompiledMove, player: int) -> Rejection:
+        """An ability the player tries that waits for nobody of that name: why not, from the card's history.
+        The card meant is the one with this ability that a rule moved last in this turn; the reason says
+        which rule brought it there and, from the rules' `untriggered` declaration, why that starts nothing
+        (or that its trigger was used already)."""
+        who = st.names[player]
+        plain = Rejection("", cm.name, cm.decl.cite, f"no '{cm.name}' is waiting to be used by {who}")
+        if cm.decl.is_step:
+            return plain  # a step is queued by its ability, never triggered by a card
+        card = self._last_moved_with(st, cm.name)
+        if card is None:
+            return plain
+        came = st.came[card]
+        assert came is not None
+        label, where = self.facts.label(card), self._place_label(st, card)
+        untriggered = self.rules.untriggered
+        cite = came.cite if untriggered is None else _joined(came.cite, untriggered.cite)
+        if came.triggered_for is not None and came.triggered_for != player:
+            return Rejection("", cm.name, cite, f"no '{cm.name}' waits for {who}: {came.rule} triggered the "
+                             f"ability of {label} for {st.names[came.triggered_for]}, who carries it out")
+        if came.triggered_for is not None:
+            return Rejection("", cm.name, came.cite, f"no '{cm.name}' waits for {who}: {came.rule} triggered the "
+                             f"ability of {label} once, and it has been carried out")
+        why = f": {untriggered.text[0].lower()}{untriggered.text[1:]}" if untriggered is not None else ""
+        return Rejection("", cm.name, cite, f"no '{cm.name}' waits for {who}: {label} came to {where} by "
+                         f"{came.rule}{self._rule_words(came.rule)}, which starts no ability{why}")
+
+    def _rule_words(self, rule: str) -> str:
+        """What a move or routine does, in its own words, to follow its name."""
+        decl = self.rules.moves.get(rule) or self.rules.routines.get(rule) or self.rules.hooks.get(rule)
+        return f" ({decl.text[0].lower()}{decl.text[1:]})" if decl is not None and decl.text else ""
+
+    def _place_label(self, st: State, card: int) -> str:
+        where = st.locate(card)
+        return self.effects.where_label(st, self.effects.left_pile[where] if isinstance(where, int) else where)
+
+    def _last_moved_with(self, st: State, ability: str) -> int | None:
+        """The card with this ability that a rule moved last in the current turn (None: none did)."""
+        best: tuple[int, int] | None = None
+        for card, came in enumerate(st.came):
+            if came is None or came.round != st.round or came.turn != st.turn:
+                continue
+            if self.facts.ability[card] == ability and (best is None or came.stamp > best[0]):
+                best = (came.stamp, card)
+        return None if best is None else best[1]
 
     def _all_guards(self, ctx: Ctx, cm: CompiledMove, player: Any) -> list[Rejection]:
         """Every failing guard, in the rules' order. A requirement after a failed one may read what that one
@@ -827,3 +872,18 @@ def _is_attempt_guard(cond: s.Expr) -> bool:
 def _is_actor_active(cond: s.Expr) -> bool:
     return (isinstance(cond, s.Binary) and cond.op == "==" and isinstance(cond.left, s.Name)
             and isinstance(cond.right, s.Name) and {cond.left.name, cond.right.name} == {"actor", "active"})
+
+
+def _joined(*cites: s.Citation) -> s.Citation:
+    """One citation of several: each section once, its paragraphs in the order first cited."""
+    merged: dict[str, list[str]] = {}
+    for cite in cites:
+        for section, paras in cite.parts or ((cite.section, cite.paras),):
+            kept = merged.setdefault(section, [])
+            kept += [p for p in paras if p not in kept]
+    return s.Citation.of([(section, tuple(sorted(paras, key=_para_number))) for section, paras in merged.items()])
+
+
+def _para_number(para: str) -> int:
+    digits = para.lstrip("P")
+    return int(digits) if digits.isdigit() else 0

@@ -124,10 +124,28 @@ class Chance(random.Random):
         return self.choice(items)
 
 
+class Came:
+    """How a card came where it is: the rule (declaration name and citation) whose statement moved it, in
+    which round and turn, in what order among the moves of the game, and for whom that rule triggered its
+    ability (None: for nobody)."""
+
+    __slots__ = ("cite", "round", "rule", "stamp", "triggered_for", "turn")
+
+    def __init__(self, rule: str, cite: Any, round_: int, turn: int, stamp: int,
+                 triggered_for: Player | None = None) -> None:
+        self.rule = rule
+        self.cite = cite
+        self.round = round_
+        self.turn = turn
+        self.stamp = stamp
+        self.triggered_for = triggered_for
+
+
 class State:
     """Mutable game state; `copy()` gives an independent state (cheap: flat lists)."""
 
-    __slots__ = ("_rng", "_rng_state", "active", "box", "facts", "hands", "in_round", "known", "marks", "names",
+    __slots__ = ("_rng", "_rng_state", "active", "box", "came", "facts", "hands", "in_round", "known", "marks",
+                 "names",
                  "phase", "piles", "protected", "pvars", "round", "seats", "tableaux", "turn", "vars", "waiting",
                  "windows")
 
@@ -148,6 +166,9 @@ class State:
         self.waiting: list[Waiting] = []
         self.known: list[int] = [0] * n_cards  # per card: bitmask of players who know it
         self.marks: list[int] = [0] * n_cards  # per card: bitmask of the declared marks it carries
+        # Per card, how it came where it is (None: dealt or built so): the rule that moved it last. Not part
+        # of the game: a refusal reads it to say why a card's ability did not start.
+        self.came: list[Came | None] = [None] * n_cards
         # The random generator (shuffles, random picks), or its saved state: a copy shares the saved state
         # and makes a generator of its own only when it uses one, since most states never do.
         self._rng: random.Random | None = random.Random(seed)
@@ -240,6 +261,7 @@ class State:
         new.waiting = list(self.waiting)  # entries are never changed in place
         new.known = list(self.known)
         new.marks = list(self.marks)
+        new.came = list(self.came)
         new._rng = new._rng_state = None
         new.box = list(self.box)
         new.in_round = self.in_round

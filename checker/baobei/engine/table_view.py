@@ -22,7 +22,8 @@ LEGEND = (
     "  3:—            slot 3 is empty",
     "  holds CARD     a card in the player's hand (drawn, to keep or discard)",
     "  PILE N (top C) a pile with N cards; a face-up pile names its top card",
-    "Under each move: the events it caused, each with the rule that caused it (by NAME § SECTION [PARAGRAPHS]).",
+    "Under each move: the events it caused, each with the rule that caused it (by NAME, its section and "
+    "paragraphs).",
 )
 
 

@@ -169,6 +169,8 @@ class Checker(ExprVisitor[None, Kinds]):
         texts = [(p.pos, p.text, f"protect {p.name!r}") for p in rules.protects.values()]
         if rules.no_choice is not None:
             texts.append((rules.no_choice.pos, rules.no_choice.text, "no choice"))
+        if rules.untriggered is not None:
+            texts.append((rules.untriggered.pos, rules.untriggered.text, "untriggered"))
         for pos, text, what in texts:
             if not text.strip():
                 raise RulesError(pos, f"{what} needs a text: the reason a move is refused or an ability dropped "

@@ -366,6 +366,9 @@ class RulesBuilder(SourceBuilder):
     def no_choice_decl(self, meta: Any, text: Token, cite: s.Citation) -> s.NoChoiceDecl:
         return s.NoChoiceDecl(self._p(meta), unquote(text), cite)
 
+    def untriggered_decl(self, meta: Any, text: Token, cite: s.Citation) -> s.UntriggeredDecl:
+        return s.UntriggeredDecl(self._p(meta), unquote(text), cite)
+
     def halt_decl(self, meta: Any, name: Token, text: Token, cite: s.Citation, when: s.Expr,
                   *allow: Token | None) -> s.HaltDecl:
         return s.HaltDecl(self._p(meta), str(name), unquote(text), cite, when,

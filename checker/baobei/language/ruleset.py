@@ -68,6 +68,7 @@ class Ruleset:
         return {k: v for k, v in self.invariants.items() if v.lemma}
     waiting: s.WaitingDecl | None = None
     no_choice: s.NoChoiceDecl | None = None
+    untriggered: s.UntriggeredDecl | None = None
     implicit: s.ImplicitDecl | None = None
     piles: dict[str, s.PileDecl] = field(default_factory=dict)
     hand: s.HandDecl | None = None
@@ -122,7 +123,8 @@ class Ruleset:
         out += [("invariant", i.ident, i.cite, i.pos) for i in self.invariants.values()]
         out += [("progress", p.ident, p.cite, p.pos) for p in self.progress.values()]
         out += [("pile", p.name, p.cite, p.pos) for p in self.piles.values()]
-        for label, decl in (("waiting", self.waiting), ("no choice", self.no_choice), ("implicit", self.implicit),
+        for label, decl in (("waiting", self.waiting), ("no choice", self.no_choice),
+                            ("untriggered", self.untriggered), ("implicit", self.implicit),
                             ("hand", self.hand),
                             ("phases", self.phases), ("window", self.window), ("simultaneous", self.simultaneous)):
             if decl is not None:
@@ -239,6 +241,9 @@ def _add_fact(rules: Ruleset, decl: s.Decl) -> None:
         case s.NoChoiceDecl():
             _single(rules.no_choice, decl, "the rule for abilities without a legal choice")
             rules.no_choice = decl
+        case s.UntriggeredDecl():
+            _single(rules.untriggered, decl, "the rule for abilities nothing triggered")
+            rules.untriggered = decl
         case s.ImplicitDecl():
             _single(rules.implicit, decl, "the moves a log may leave out")
             _no_repeats(decl.moves, decl, "implicit move")

@@ -11,7 +11,7 @@ from .text import expr_text
 
 
 def section_key(text: str) -> tuple[int, ...]:
-    """§ 1.10 after § 1.9; letters (§ FAQ, § B) last."""
+    """The rulebook's order of section ids: 1.10 after 1.9; ids of letters (the FAQ, the appendices) last."""
     digits = "".join(ch if ch.isdigit() or ch == "." else " " for ch in text).split()
     parts = digits[0].split(".") if digits else []
     return tuple(int(p) for p in parts if p) or (10_000,)

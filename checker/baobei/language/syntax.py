@@ -495,6 +495,15 @@ class ImplicitDecl:
 
 
 @dataclass(frozen=True)
+class UntriggeredDecl:
+    """Why an ability a player tries did not start: the only ways an ability starts, with this rule."""
+
+    pos: Pos = field(compare=False)
+    text: str
+    cite: Citation
+
+
+@dataclass(frozen=True)
 class NoChoiceDecl:
     """What happens to a waiting ability that has no legal choice: it is dropped, with this rule."""
 
@@ -636,9 +645,9 @@ class PolicyDecl:
 
 
 Decl: TypeAlias = (PlayersDecl | DeckDecl | TableDecl | AssumptionDecl | VarDecl | DefineDecl | MoveDecl
-                   | RoutineDecl | InvariantDecl | ProgressDecl | WaitingDecl | NoChoiceDecl | ImplicitDecl | PileDecl
-                   | HandDecl | PhasesDecl | WindowDecl | HaltDecl | SimultaneousDecl | MarkDecl | ProtectDecl
-                   | StatisticDecl | PolicyDecl)
+                   | RoutineDecl | InvariantDecl | ProgressDecl | WaitingDecl | NoChoiceDecl | UntriggeredDecl
+                   | ImplicitDecl | PileDecl | HandDecl | PhasesDecl | WindowDecl | HaltDecl | SimultaneousDecl
+                   | MarkDecl | ProtectDecl | StatisticDecl | PolicyDecl)
 
 
 @dataclass(frozen=True)

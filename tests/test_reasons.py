@@ -6,6 +6,9 @@ before the passing one (an ability waits first, which ends by itself); a halt co
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from baobei.engine.engine import Engine
 from baobei.engine.move import Move
 from baobei.engine.notation import parse_move_text
@@ -97,3 +100,26 @@ def test_a_halt_comes_before_the_moves_own_rules(default_engine: Engine) -> None
     rejection = default_engine.check(st, Move(1, "draw"))  # bob: not his turn either
     assert rejection is not None and rejection.rule == f"halt {halt.name}"
     assert any(r.rule == "draw" for r in rejection.others)
+
+
+def test_a_scenario_citing_a_lower_reason_is_told_so(default_engine: Engine) -> None:
+    """A `reject ... by` line that cites a further reason, not the decisive one, fails and says where its
+    rule ranks, so that the writer sees the decisive rule at once."""
+    from baobei.scenarios.parser import parse_scenario_text
+    from baobei.scenarios.runner import run_scenario
+
+    text = TABLE + "  alice draw\n  alice discard\n  reject bob bao by § 6.10 [P146]\n"
+    result = run_scenario(parse_scenario_text(text, "lower.scenario"), default_engine)
+    assert result.failure is not None
+    assert "actual § 4.1" in result.failure.message
+    assert "the rule cited is a further reason, ranked below the decisive one: § 6.10" in result.failure.message
+
+
+def test_explain_shows_the_further_reasons(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from baobei.cli import main
+
+    path = tmp_path / "further.scenario"
+    path.write_text(TABLE + "  alice draw\n  alice discard\n  reject bob bao by § 4.1 [P86]\n", encoding="utf-8")
+    assert main(["explain", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "reject bob bao: § 4.1" in out and "also refused by § 6.10 [P146, P152] (waiting, passing)" in out

@@ -205,6 +205,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     print("", *LEGEND, sep="\n")
     for entry in result.trace:
         print(f"\nline {entry.pos.line}: {entry.text}")
+        for other in entry.rejection.others if entry.rejection is not None else ():
+            kind = "passing" if other.passing else "lasting"
+            print(f"    also refused by {other.cite} ({other.rule}, {kind}): {other.reason}")
         for event in entry.events:
             print(f"    {event.text}")
             print(f"        by {event.rule} {event.cite}")

@@ -221,8 +221,11 @@ class Replay:
             return Failure(step.pos, f"reject {text}", f"expected the move to be rejected citing {step.cite}, "
                            "but it is legal")
         if not cite_matches(rejection.cite, step.cite):
+            lower = next((r for r in rejection.others if cite_matches(r.cite, step.cite)), None)
+            further = "" if lower is None else (f" (the rule cited is a further reason, ranked below the decisive "
+                                                f"one: {lower.cite}: {lower.reason})")
             return Failure(step.pos, f"reject {text}", f"expected a rejection citing {step.cite}, actual "
-                           f"{rejection.cite}: {rejection.reason}")
+                           f"{rejection.cite}: {rejection.reason}{further}")
         return None
 
 

@@ -225,9 +225,11 @@ ABILITY = table_log("players ann ben", "ann: Spatz, Amsel", "ben: Star, _, _, Me
 
 @pytest.mark.parametrize(("lines", "why"), [
     # The Riesentukan's ability is pending: the turn cannot end implicitly before ann uses it.
+    # ben's draw is out of turn whatever waits: that lasting reason is the decisive one (the waiting
+    # ability, a passing reason, comes after it among the others).
     ([{"move": "ann draw", "draws": ["Riesentukan"]}, {"move": "ann discard"},
       {"move": "ben draw", "draws": ["Kranich"]}],
-     "must first use 'add_card'"),
+     "only the active player"),
     # ann drew and has not decided: keep or discard first.
     ([{"move": "ann draw", "draws": ["Riesentukan"]}, {"move": "ben draw", "draws": ["Goldtukan"]}],
      "only the active player"),
@@ -498,7 +500,7 @@ def test_a_malformed_log_is_exit_2_with_its_place(tmp_path: Path, capsys: Captur
 
 @pytest.mark.parametrize("data", [
     (HEADER + TEXT_PEEK + '{"move": "ann draw", "draws": ["Kranich"]}\n'
-     '{"move": "ann pluck target=ann.1 place=ann.0", "draws": [null]}\n').encode(),
+     '{"move": "ann pluck target=ann.1 place=ann.0", "draws": ["Flamingo"]}\n').encode(),
     (HEADER + '{"move": "ann look slot=ann.0"}\n').encode(),
     (HEADER + '{"move": "ann look slot=ann.999999999999"}\n').encode(),
     (HEADER + '{"move": "ann look slot=ann.1", "reveals": {"ben.0": "Spatz"}}\n').encode(),

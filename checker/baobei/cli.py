@@ -410,34 +410,9 @@ def _rules_option(args: argparse.Namespace) -> str:
 
 
 def cmd_referee(args: argparse.Namespace) -> int:
-    from .referee.judge import referee
-    from .referee.logfile import parse_log, read_log_text
-    from .scenarios.runner import engine_for
+    from .referee.command import run_referee
 
-    rules_dir = _rules_dir(args) or default_rules_dir()
-    eng = engine_for(rules_dir)
-    text = read_log_text(Path(args.log))
-    with progress("log lines read", text.count("\n") + 1) as advance:  # checked against the schema: slow too
-        log = parse_log(text, args.log, advance)
-    with progress("log lines judged", len(log.lines)) as advance:
-        verdict = referee(eng, log, rules_dir, keep_going=args.all, advance=advance)
-    if args.json:
-        print(json.dumps(verdict.to_json(), indent=2))  # ASCII: a log's odd text cannot break the output
-        return EXIT_OK if verdict.legal else EXIT_FAIL
-    for found in verdict.findings:
-        rule = f" breaks {found.rule}" if found.rule else ""
-        emit(f"{args.log}:{found.line}: {found.kind}: {found.move or '(claims)'}{rule}: {found.why}", "fail")
-        for row in found.table:
-            emit(f"    {row}")
-    summary = (f"{plural(verdict.lines, 'line')}: {plural(verdict.moves, 'move')} legal"
-               + (f" ({verdict.implicit} implicit step(s) made)" if verdict.implicit else "")
-               + f", {plural(verdict.claims, 'claim')} right")
-    if verdict.legal:
-        emit(f"{args.log}: every move is legal and every claim is right; {summary}", "pass")
-        return EXIT_OK
-    first = "" if args.all else " (the first; --all lists every one)"
-    emit(f"{args.log}: {plural(len(verdict.findings), 'error')}{first}; {summary}", "fail")
-    return EXIT_FAIL
+    return run_referee(args)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -520,8 +495,9 @@ EXIT_CODES = {
            "that does not parse, or fails before the line).",
     "compare": "Exit 0 when the two versions of the rules give the same answers, 1 when they differ, 2 for bad "
                "input.",
-    "referee": "Exit 0 when every move is legal and every claim right, 1 at an illegal move, an impossible random "
-               "outcome or a wrong claim (with the line, the rule and the table), 2 for a malformed log.",
+    "referee": "Exit 0 when every move of every log is legal and every claim right, 1 at an illegal move, an "
+               "impossible random outcome or a wrong claim (with the line, the rule and the table), 2 when a log is "
+               "malformed (the other logs are still judged).",
 }
 
 
@@ -666,8 +642,13 @@ def build_parser() -> argparse.ArgumentParser:
                                 "none: list every legal move")
             p.add_argument("--json", action="store_true", help="print the answer as JSON")
         elif name == "referee":
-            p.add_argument("log", help="the game log: a header line, then one line per move (docs/log.schema.json)")
-            p.add_argument("--json", action="store_true", help="print the verdict as JSON (for an implementer's CI)")
+            p.add_argument("logs", nargs="+", metavar="LOG",
+                           help="game logs (a header line, then one line per move: docs/log.schema.json), or "
+                                "directories of them (*.jsonl, judged in name order); all in one process")
+            p.add_argument("--json", action="store_true",
+                           help="print the verdict as JSON (for an implementer's CI), a malformed log's too; for "
+                                "several logs every verdict and the counts. The lines for people go to standard "
+                                "error")
             p.add_argument("--all", action="store_true",
                            help="go on after an error where the state allows, to list every error")
         elif name == "verify":

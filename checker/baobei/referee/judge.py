@@ -5,12 +5,18 @@ verdict's rule), its random outcomes are taken from the log (outcomes.py), and i
 checked as scenario expectations. A move the rules declare `implicit` (ending a turn, dealing)
 may be left out of the log: it is made when the next logged move needs it. With `keep_going`,
 the referee goes on after an error where the state allows: an illegal move or an impossible
-outcome is skipped (the state stays as it was before the line), a wrong claim is noted.
+outcome is skipped (the state stays as it was before the line), and every wrong claim of a line is noted.
+
+A move that is illegal both as logged and after the implicit steps is reported in the reading that
+breaks fewer of its rules, the logged state when both break as many (see `_illegal`): the implicit
+steps are what the log leaves out, so when they remove what stood in the move's way the log meant the
+move after them, and the reason that remains there is the one that answers "why may I not?".
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -19,18 +25,19 @@ from typing import Any
 
 from ..engine.engine import Engine
 from ..engine.move import Move
-from ..engine.notation import Literal, NotationError, build_move, literal_of, parse_move_text
 from ..engine.runtime import Event
 from ..engine.state import State
 from ..engine.table_view import render_table
-from ..language.errors import BaoError, EngineError, ScenarioError
+from ..language.errors import BaoError, EngineError, Rejection, ScenarioError
 from ..language.source import Pos
 from ..scenarios import syntax as sc
 from ..scenarios.expectations import check_expectation
 from ..scenarios.parser import parse_claim, parse_table_lines
 from ..scenarios.setup import build_table, known_pile
 from .logfile import GameLog, Line, LogError
+from .moves import MoveReader, Refused
 from .outcomes import LoggedChance, OutcomeError, card_vars, exchange, matches
+from .quote import clipped, quoted, tamed
 
 # What a line may give only with a move: the outcomes the move produces and what it shows.
 OUTCOMES = ("draws", "shuffles", "picks", "reveals", "dealt")
@@ -49,19 +56,29 @@ class Finding:
     rule: str
     why: str
     table: tuple[str, ...]
+    others: tuple[tuple[str, str], ...] = ()  # an illegal move's further reasons, ranked: (rule, why)
+
+    def __post_init__(self) -> None:
+        # The move and the reason may quote the log's input: never in full (quote.py).
+        object.__setattr__(self, "move", tamed(self.move))
+        object.__setattr__(self, "why", tamed(self.why))
 
     def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "kind": self.kind, "move": self.move, "rule": self.rule, "why": self.why,
-                "table": list(self.table)}
+                "table": list(self.table), "reasons": [{"rule": rule, "why": why} for rule, why in self.others]}
 
 
 @dataclass
 class Verdict:
+    """What the referee found in one log. `claims` counts the claims found right, `wrong_claims` the
+    others; a claim after an error of its line (without --all) is not judged and counts in neither."""
+
     path: str
     lines: int = 0
     moves: int = 0
     implicit: int = 0
     claims: int = 0
+    wrong_claims: int = 0
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -71,7 +88,7 @@ class Verdict:
     def to_json(self) -> dict[str, Any]:
         return {"log": self.path, "verdict": "legal" if self.legal else "errors", "lines": self.lines,
                 "moves": self.moves, "implicit_moves": self.implicit, "claims": self.claims,
-                "errors": [f.to_json() for f in self.findings]}
+                "claims_wrong": self.wrong_claims, "errors": [f.to_json() for f in self.findings]}
 
 
 def rules_digest(rules_dir: Path) -> str:
@@ -99,8 +116,12 @@ class Referee:
         if view is not None and view not in self.names:
             raise LogError(self.header_pos, f"view {view!r} is not one of the players: {', '.join(self.names)}")
         self.viewer: int | None = None if view is None else self.names.index(view)
+        self.reader = MoveReader(eng, self.viewer)
         self.draw_pile = list(eng.rules.piles).index(DRAW_PILE) if DRAW_PILE in eng.rules.piles else 0
         self.card_vars = card_vars(eng.rules)
+        # The moves' readings after each implicit step, when the move stays illegal (see `_illegal`).
+        self.readings: list[tuple[State, Rejection, tuple[str, ...]]] = []
+        self.implicit_problem: str | None = None
         self._begin()
 
     @property
@@ -115,7 +136,7 @@ class Referee:
             try:
                 st = build_table(self.eng, parse_table_lines(list(header["table"]), f"{self.log.path}:1 table"))
             except ScenarioError as err:
-                raise LogError(self.header_pos, str(err)) from None
+                raise LogError(self.header_pos, f"{err.pos}: {err.message}", err.excerpt) from None
             if list(st.names) != self.names:
                 raise LogError(self.header_pos, f"the table's players {', '.join(st.names)} are not the log's "
                                f"players {', '.join(self.names)}")
@@ -125,9 +146,9 @@ class Referee:
             self.eng.check_player_count(len(self.names))
         except BaoError as err:
             raise LogError(self.header_pos, str(err)) from None
+        deal = header["dealt"]
         st = self.eng.blank_state(self.names, 0)
         chance = self._chance(st)
-        deal = header["dealt"]
         chance.expect([], [], list(deal.get("picks", [])))
         chance.round = -1  # every draw of the deal is free: the deal says where the cards went
         try:
@@ -137,6 +158,16 @@ class Referee:
         problem = self._pin_deal(st, deal) or chance.leftovers() or self._unseen_in_deal(st, deal)
         if problem:
             raise LogError(self.header_pos, f"the deal: {problem}")
+
+    def _names_every_draw(self, line: Line) -> None:
+        """A full log names every card it draws: null (a card not seen) is for a player's view. Malformed
+        rather than illegal: the log leaves out what its format asks of it, which says nothing about the
+        game, and a referee that took null as any card would accept a draw the game never made. (A deal
+        may leave a card out in any log: the referee's card there is judged by every later line.)"""
+        draws = line.data.get("draws", [])
+        if self.viewer is None and None in draws:
+            raise LogError(self._pos(line), f"draws: draw {draws.index(None) + 1} is null (not seen), but the log "
+                           "is a full log (no `view` in the header): it names every card it draws")
 
     def _chance(self, st: State) -> LoggedChance:
         chance = LoggedChance(st, self.eng.rules, self._free_for(st))
@@ -159,13 +190,13 @@ class Referee:
         places: list[tuple[str, list[Any], list[str | None]]] = []
         for name, cards in deal.get("tableaux", {}).items():
             if name not in st.names:
-                return f"{name} is not one of the players"
+                return f"{quoted(name)} is not one of the players"
             places.append((f"{name}'s tableau", st.tableaux[st.names.index(name)], list(cards)))
         for name, cards in deal.get("piles", {}).items():
             try:
                 places.append((name, st.piles[known_pile(self.eng, name, self.header_pos)], list(cards)))
             except ScenarioError as err:
-                return str(err)
+                return err.message
         pinned: set[int] = set()
         for where, row, cards in places:
             if len(row) != len(cards):
@@ -192,47 +223,46 @@ class Referee:
             self.verdict.lines += 1
             found = self._line(line)
             advance(1)
-            if found is not None:
-                self.verdict.findings.append(found)
+            if found:
+                self.verdict.findings += found
                 if not self.keep_going:
                     break
         return self.verdict
 
-    def _line(self, line: Line) -> Finding | None:
+    def _line(self, line: Line) -> list[Finding]:
         data = line.data
         events: list[Event] = []
         text = ""
         stray = [key for key in OUTCOMES if key in data]
         if "move" not in data and stray:
-            return Finding(line.number, "impossible outcome", "", "", f"the line gives {', '.join(stray)} but no "
-                           "move that could produce them", tuple(render_table(self.eng, self.st)))
+            return [Finding(line.number, "impossible outcome", "", "", f"the line gives {', '.join(stray)} but no "
+                            "move that could produce them", tuple(render_table(self.eng, self.st)))]
         if "move" in data:
-            move = self._move(line)
+            move = self.reader.read(self.st, data["move"], self._pos(line))
+            if isinstance(move, Refused):
+                return [Finding(line.number, move.kind, self._raw_move(line), "", move.why,
+                                tuple(render_table(self.eng, self.st)))]
             text = self.eng.describe(self.st, move)
             result = self._play(line, move, events)
             if result is not None:
-                return result
+                return [result]
         return self._claims(line, text, events)
-
-    def _move(self, line: Line) -> Move:
-        raw = line.data["move"]
-        try:
-            if isinstance(raw, str):
-                return parse_move_text(self.eng.rules.moves, self.st, raw)
-            args: list[tuple[str | None, Literal]] = [(k, _literal(v)) for k, v in raw.get("args", {}).items()]
-            return build_move(self.eng.rules.moves, self.st, raw["player"], raw["name"], args)
-        except (NotationError, ValueError) as err:  # ValueError: a number too long to read
-            raise LogError(Pos(self.log.path, line.number, 1), f"move: {err}") from None
 
     def _play(self, line: Line, move: Move, events: list[Event]) -> Finding | None:
         """Apply the line's move with its outcomes; on an error the state is as before the line."""
         before = self.st.copy()
         data = line.data
+        self._names_every_draw(line)
+        self.chance.expect(data.get("draws", []), data.get("shuffles", []), data.get("picks", []),
+                           data.get("dealt", {}).get("picks", []))
+        self.chance.round = self.st.round
         revealed: list[tuple[str, int]] = []
-        finding = self._reveal(line, move, revealed)
+        finding = self._implicit_before(line, move, events)
         if finding is None:
-            self.chance.expect(data.get("draws", []), data.get("shuffles", []), data.get("picks", []))
-            self.chance.round = self.st.round
+            # After the implicit steps: a reveal names a card where it lies just before the move, in the
+            # round the move is made in (an implicit deal changes every place).
+            finding = self._reveal(line, move, revealed)
+        if finding is None:
             finding = self._apply(line, move, events)
         if finding is None:
             problem = self.chance.leftovers() or self._unused_deal(line, before) or self._unseen(revealed)
@@ -244,15 +274,38 @@ class Referee:
         self.verdict.moves += 1
         return None
 
-    def _apply(self, line: Line, move: Move, events: list[Event]) -> Finding | None:
+    def _implicit_before(self, line: Line, move: Move, events: list[Event]) -> Finding | None:
+        """Make the implicit steps the move needs, if it is illegal now; a finding when it stays illegal."""
         rejection = self.eng.check(self.st, move)
-        self.implicit_problem: str | None = None
-        if rejection is not None and not self._implicit_steps(line, move, events):
-            if self.implicit_problem is not None and rejection.rule.startswith("halt "):
-                # The round is over and the next deal is what the log does not give: say that, not the halt.
-                return self._finding(line, "impossible outcome", move, "", self.implicit_problem, self.st)
-            return Finding(line.number, "illegal move", rejection.move, str(rejection.cite), rejection.reason,
-                           tuple(render_table(self.eng, self.st)))
+        if rejection is None or self._implicit_steps(line, move, events):
+            # The move's own draws are named by the line: from here on a new round's draws are not the deal's.
+            self.chance.round = self.st.round
+            return None
+        if self.implicit_problem is not None and rejection.rule.startswith("halt "):
+            # The round is over and the next deal is what the log does not give: say that, not the halt.
+            return self._finding(line, "impossible outcome", move, "", self.implicit_problem, self.st)
+        return self._illegal(line, rejection)
+
+    def _illegal(self, line: Line, rejection: Rejection) -> Finding:
+        """An illegal move, in the reading that breaks fewest of its rules: as logged, or after one or more
+        implicit steps. A halt the implicit steps pass (the round is over, the next move deals) is no
+        reading of its own. Ties go to the earlier reading: the log as written."""
+        readings: list[tuple[State, Rejection, tuple[str, ...]]] = [(self.st, rejection, ()), *self.readings]
+        last = readings[-1]
+        st, chosen, steps = min(readings, key=lambda r: (r[1].rule.startswith("halt ") and r is not last,
+                                                          len(r[1].all())))
+        return self._rejected(line, chosen, st, steps)
+
+    def _rejected(self, line: Line, rejection: Rejection, st: State, steps: tuple[str, ...] = ()) -> Finding:
+        after = f" (read after the implicit {', '.join(steps)}: the move is illegal either way)" if steps else ""
+        return Finding(line.number, "illegal move", rejection.move, str(rejection.cite), rejection.reason + after,
+                       tuple(render_table(self.eng, st)), tuple((str(r.cite), r.reason) for r in rejection.others))
+
+    def _apply(self, line: Line, move: Move, events: list[Event]) -> Finding | None:
+        # Checked again after a reveal, which may have changed a hidden card; else `_implicit_before` did.
+        rejection = self.eng.check(self.st, move) if "reveals" in line.data else None
+        if rejection is not None:
+            return self._rejected(line, rejection, self.st)
         try:
             round_before = self.st.round
             events += self.eng.push_checked(self.st, move, log=self._wants_events(line))
@@ -270,16 +323,19 @@ class Referee:
 
     def _implicit_steps(self, line: Line, move: Move, events: list[Event]) -> bool:
         """Make the rules' implicit moves until the logged move is legal; False (state restored) when it
-        never becomes legal."""
+        never becomes legal, with the readings after each step kept for `_illegal`."""
+        self.readings, self.implicit_problem = [], None
         decl = self.eng.rules.implicit
         if decl is None:
             return False
         before, made = self.st.copy(), 0
+        steps: list[str] = []
         try:
             for _ in range(MAX_IMPLICIT):
                 step = self._implicit_step(decl.moves)
                 if step is None:
                     break
+                steps.append(self.eng.describe(self.st, step))
                 round_before = self.st.round
                 events += self.eng.push_checked(self.st, step, log=self._wants_events(line))
                 made += 1
@@ -287,11 +343,13 @@ class Referee:
                     self.implicit_problem = self._pin_new_deal(line)
                     if self.implicit_problem is not None:
                         break
-                if self.eng.check(self.st, move) is None:
+                rejection = self.eng.check(self.st, move)
+                if rejection is None:
                     self.verdict.implicit += made
                     return True
-        except OutcomeError:
-            pass
+                self.readings.append((self.st.copy(), rejection, tuple(steps)))
+        except OutcomeError as err:
+            self.implicit_problem = str(err)
         self._restore(before)
         return False
 
@@ -318,15 +376,7 @@ class Referee:
         gets each place with its card, so that after the move the referee can check it was shown."""
         pinned: set[int] = set()
         for place, want in line.data.get("reveals", {}).items():
-            owner, _, number = place.partition(".")
-            if owner not in self.st.names:
-                raise LogError(Pos(self.log.path, line.number, 1), f"reveals: unknown player {owner!r}")
-            seat = self.st.names.index(owner)
-            hand = self.st.hands[seat]
-            try:
-                card = (hand[-1] if hand else None) if number == "hand" else self.st.card_at((seat, int(number)))
-            except ValueError:
-                raise LogError(Pos(self.log.path, line.number, 1), f"reveals: no such place {place!r}") from None
+            card = self._revealed_card(line, place)
             if card is None:
                 return self._finding(line, "wrong claim", move, "", f"the log reveals {want} on {place}, which "
                                      "is empty", self.st)
@@ -347,6 +397,17 @@ class Referee:
             pinned.add(other)
             revealed.append((place, other))
         return None
+
+    def _revealed_card(self, line: Line, place: str) -> int | None:
+        owner, _, number = place.partition(".")
+        if owner not in self.st.names:
+            raise LogError(self._pos(line), f"reveals: unknown player {quoted(owner)}")
+        seat = self.st.names.index(owner)
+        hand = self.st.hands[seat]
+        try:
+            return (hand[-1] if hand else None) if number == "hand" else self.st.card_at((seat, int(number)))
+        except ValueError:
+            raise LogError(self._pos(line), f"reveals: no such place {quoted(place)}") from None
 
     def _unseen(self, revealed: list[tuple[str, int]]) -> str | None:
         """In a player's view: a card the log names (a reveal, a draw) must be one the move showed that
@@ -382,26 +443,38 @@ class Referee:
         """Whether the line's claims read the move's events (`said`): only then are they written."""
         return any(claim.lstrip().startswith("said") for claim in line.data.get("claims", []))
 
-    def _claims(self, line: Line, text: str, events: list[Event]) -> Finding | None:
+    # ------------------------------------------------------------ claims
+    def _claims(self, line: Line, text: str, events: list[Event]) -> list[Finding]:
+        """Every claim of the line judged, each wrong one a finding; without --all the first wrong one
+        ends the line (the log's first error is the verdict)."""
+        found: list[Finding] = []
+        table: tuple[str, ...] = ()
         for i, claim in enumerate(line.data.get("claims", []), 1):
-            try:
-                x = _claim(claim)
-                hidden = self._hidden_claim(x)
-                if hidden is not None:
-                    return Finding(line.number, "wrong claim", text, "", f"{claim}: {hidden}",
-                                   tuple(render_table(self.eng, self.st)))
-                if x.kind == "said":
-                    said = [e.text for e in events if e.kind == "say"]
-                    message = None if x.args[0] in said else f"the rules said {said or 'nothing'}"
-                else:
-                    message = check_expectation(self.eng, self.st, x)
-            except ScenarioError as err:
-                raise LogError(Pos(self.log.path, line.number, 1), f"claim {i} {claim!r}: {err}") from None
-            self.verdict.claims += 1
-            if message is not None:
-                return Finding(line.number, "wrong claim", text, "", f"{claim}: {message}",
-                               tuple(render_table(self.eng, self.st)))
-        return None
+            message = self._claim_message(line, i, claim, events)
+            if message is None:
+                self.verdict.claims += 1
+                continue
+            self.verdict.wrong_claims += 1
+            table = table or tuple(render_table(self.eng, self.st))
+            found.append(Finding(line.number, "wrong claim", text, "", f"{clipped(claim)}: {message}", table))
+            if not self.keep_going:
+                break
+        return found
+
+    def _claim_message(self, line: Line, i: int, claim: str, events: list[Event]) -> str | None:
+        """None when the claim is right, else why not; a claim that cannot be read is a malformed log."""
+        try:
+            x = _claim(claim)
+            hidden = self._hidden_claim(x)
+            if hidden is not None:
+                return hidden
+            if x.kind == "said":
+                said = [e.text for e in events if e.kind == "say"]
+                return None if x.args[0] in said else f"the rules said {said or 'nothing'}"
+            return check_expectation(self.eng, self.st, x)
+        except ScenarioError as err:
+            raise LogError(self._pos(line), f"claim {i} {quoted(claim)}, at its character {err.pos.column}: "
+                           f"{err.message}", err.excerpt) from None
 
     def _hidden_claim(self, x: sc.Expect) -> str | None:
         """In a player's view, a claim about the face of a card that player does not know says more than
@@ -421,6 +494,13 @@ class Referee:
         before.use_chance(self.chance)
         self.chance.st = before
 
+    def _pos(self, line: Line) -> Pos:
+        return Pos(self.log.path, line.number, 1)
+
+    def _raw_move(self, line: Line) -> str:
+        raw = line.data["move"]
+        return raw if isinstance(raw, str) else json.dumps(raw)
+
     def _finding(self, line: Line, kind: str, move: Move, rule: str, why: str, st: State) -> Finding:
         return Finding(line.number, kind, self.eng.describe(st, move), rule, why, tuple(render_table(self.eng, st)))
 
@@ -429,16 +509,6 @@ class Referee:
 def _claim(text: str) -> sc.Expect:
     """A claim's expectation, parsed once per text: a log repeats its claims (`phase turn`) many times."""
     return parse_claim(text, "claim")
-
-
-def _literal(value: object) -> Literal:
-    if value is None:
-        return ("none", None)
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, int):
-        return ("int", value)
-    return literal_of(str(value))
 
 
 def referee(eng: Engine, log: GameLog, rules_dir: Path, keep_going: bool = False,

@@ -20,12 +20,17 @@ from jsonschema.exceptions import ValidationError
 
 from ..language.errors import SourceError, read_source
 from ..language.source import Pos
+from .quote import quoted, tamed, tamed_excerpt
 
 FORMAT = "baobei-log/1"
 
 
 class LogError(SourceError):
-    """A malformed game log (exit 2)."""
+    """A malformed game log (exit 2). Its message quotes the log's input clipped (quote.py): a log may
+    hold a claim of megabytes."""
+
+    def __init__(self, pos: Pos, message: str, excerpt: str = "") -> None:
+        super().__init__(pos, tamed(message), tamed_excerpt(excerpt) if excerpt else "")
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,14 @@ def _best(error: ValidationError) -> ValidationError:
     return error
 
 
+def _message(error: ValidationError) -> str:
+    """What is wrong, in the schema's words where it has some: a `not` says why in its description (a
+    player's name that is a word of the claim language); the validator's own words would list the words."""
+    if error.validator == "not" and isinstance(error.schema, dict) and "description" in error.schema:
+        return f"{quoted(str(error.instance))} {error.schema['description']}"
+    return error.message
+
+
 def check_line(data: object, part: str, pos: Pos) -> dict[str, Any]:
     """The line's object, or a LogError saying which field breaks the schema and how."""
     if not isinstance(data, dict):
@@ -92,7 +105,7 @@ def check_line(data: object, part: str, pos: Pos) -> dict[str, Any]:
     error = next(iter(sorted(_validator(part).iter_errors(data), key=lambda e: e.path)), None)
     if error is not None:
         best = _best(error)
-        raise LogError(pos, f"{_where(best)}{best.message} (the log's {part}, docs/log.schema.json)")
+        raise LogError(pos, f"{_where(best)}{_message(best)} (the log's {part}, docs/log.schema.json)")
     return data
 
 

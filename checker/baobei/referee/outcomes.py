@@ -53,6 +53,7 @@ def exchange(st: State, a: int, b: int, names: Iterable[str]) -> None:
                 items[i] = swap(value)
     st.known[a], st.known[b] = st.known[b], st.known[a]
     st.marks[a], st.marks[b] = st.marks[b], st.marks[a]
+    st.came[a], st.came[b] = st.came[b], st.came[a]  # how a card came to its place belongs to the place
     for window in st.windows:
         window.ref = swap(window.ref)
     st.waiting = [Waiting(w.ability, swap(w.card), w.owner, w.args, w.after_window) for w in st.waiting]
@@ -92,6 +93,7 @@ class LoggedChance(Chance):
         self.draws: deque[str | None] = deque()
         self.shuffles: deque[list[str]] = deque()
         self.picks: deque[str] = deque()
+        self.deal_picks: deque[str] = deque()  # a new round's picks as its `dealt` gives them
         self.drawn = 0
         self.named: list[tuple[str, int]] = []  # the draws the log names, with the card each gave
         # Whether the draw pile's order is known (a logged shuffle, a table's draw line): its draws are then
@@ -102,13 +104,18 @@ class LoggedChance(Chance):
         # gives as a whole (`deal`), not draw by draw.
         self.round = st.round
 
-    def expect(self, draws: Sequence[str | None], shuffles: Sequence[list[str]], picks: Sequence[str]) -> None:
+    def expect(self, draws: Sequence[str | None], shuffles: Sequence[list[str]], picks: Sequence[str],
+               deal_picks: Sequence[str] = ()) -> None:
+        """The outcomes of the next logged move: `deal_picks` are those of a round it deals, when the log
+        gives them with the deal (`dealt.picks`) rather than with the move (`picks`)."""
         self.draws, self.shuffles, self.picks = deque(draws), deque(shuffles), deque(picks)
+        self.deal_picks = deque(deal_picks)
         self.drawn = 0
         self.named = []
 
     def leftovers(self) -> str | None:
-        unused = [(len(self.draws), "draw"), (len(self.shuffles), "shuffle"), (len(self.picks), "pick")]
+        picks = len(self.picks) + len(self.deal_picks)
+        unused = [(len(self.draws), "draw"), (len(self.shuffles), "shuffle"), (picks, "pick")]
         named = [f"{n} {what}{'' if n == 1 else 's'}" for n, what in unused if n]
         if not named:
             return None
@@ -179,9 +186,13 @@ class LoggedChance(Chance):
         x[:] = list(reversed(ordered))  # the log lists the top first; a pile's top is its end
 
     def pick(self, items: list[Any], kind: str) -> Any:
-        if not self.picks:
-            raise OutcomeError("the rules pick at random here, but the log names no pick (`picks`)")
-        wanted = self.picks.popleft()
+        # A pick made in a round the move deals (the starting player) is the deal's: from `dealt.picks`
+        # when the log gives it there, else from the line's picks in their order.
+        picks = self.deal_picks if self.st.round != self.round and self.deal_picks else self.picks
+        if not picks:
+            raise OutcomeError("the rules pick at random here, but the log names no pick (`picks`, or a deal's "
+                               "`dealt.picks`)")
+        wanted = picks.popleft()
         for item in items:
             if pick_text(self.st, item, kind) == wanted or (kind == "card" and matches(self.st, item, wanted)):
                 return item

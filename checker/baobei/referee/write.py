@@ -20,10 +20,10 @@ from ..engine.runtime import Event
 from ..engine.state import Chance, State
 from .judge import DRAW_PILE, rules_digest
 from .logfile import FORMAT
+from .moves import HELD, UNSEEN
 from .outcomes import pick_text
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
-_KEYWORDS = {"none", "true", "false"}
 
 
 class Recorder(Chance):
@@ -78,8 +78,8 @@ def _value(st: State, vtype: str, value: Any) -> str | None:
         return "[" + ", ".join(st.names[v] for v in value) + "]"
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, str) and _PLAIN.match(value) and value not in _KEYWORDS:
-        return value
+    if isinstance(value, str) and _PLAIN.match(value):
+        return value  # a word, `none`, `true` and `false` included: a word variable's claim reads them as words
     return None
 
 
@@ -145,7 +145,7 @@ class LogWriter:
     def move(self, move: Move) -> list[Event]:
         """Play a legal move on the writer's state, log it, and return its events."""
         st, eng, viewer = self.st, self.eng, self.viewer
-        text, round_before = eng.describe(st, move), st.round
+        text, round_before = self._move_text(move), st.round
         unseen = self._unseen_places(st)
         events = eng.push(st, move)
         line: dict[str, Any] = {"move": text}
@@ -166,6 +166,18 @@ class LogWriter:
         self.claims = after
         self.lines.append(json.dumps(line, ensure_ascii=False))
         return events
+
+    def _move_text(self, move: Move) -> str:
+        """The move's text; from a player's view, a held card that player has not seen is `?` (another
+        player's exchange of cards only that player drew)."""
+        st, viewer = self.st, self.viewer
+        text = self.eng.describe(st, move)
+        if viewer is None:
+            return text
+        held = {p.name for p in self.eng.rules.moves[move.name].params if p.kind == HELD}
+        hidden = {f"{key}={st.facts.label(card)}" for key, card in move.args
+                  if key in held and card is not None and not st.known[card] >> viewer & 1}
+        return " ".join(f"{token.partition('=')[0]}={UNSEEN}" if token in hidden else token for token in text.split())
 
     def _unseen_places(self, st: State) -> dict[int, str]:
         """From a player's view: the cards on slots and in hands that player does not know, by place (a

@@ -193,6 +193,11 @@ def _compare(eng: Engine, st: State, label: str, got: Any, want: sc.Value, kind:
     elif want.kind == "slot":
         ok = got == convert(eng, st, want, "slot")
         shown = eng.slot_label(st, got) if isinstance(got, tuple) else str(got)
+    elif kind == "str" and want.kind in ("none", "bool") and isinstance(got, str):
+        # A word variable's value is a word: `NAME = none` claims the word none, which the scenario
+        # language reads as its none (and `true`/`false` as its truth values).
+        ok = got == str(want)
+        shown = got
     else:
         ok = got == want.data and type(got) is type(want.data)
         shown = eng.format_value(st, "", got)
@@ -249,6 +254,11 @@ def compile_probe(eng: Engine, st: State, text: str, pos: Pos) -> tuple[Any, str
         return eng.compile_expr(node, known), kind_of(eng.rules, node, known)
     except BaoError as err:
         raise ScenarioError(pos, f"in {text!r}: {getattr(err, 'message', err)}") from None
+    except RecursionError:
+        # The compiler walks the expression's tree recursively: a long chain (1 + 1 + ... + 1) is nested
+        # as deep as it is long. Bad input, not a crash.
+        raise ScenarioError(pos, f"the expression {text[:60]!r}... is nested too deeply to compile "
+                            f"({len(text)} characters); split it or name a part in the rules") from None
 
 
 _EXPECTATIONS: dict[str, Any] = {

@@ -69,7 +69,7 @@ def test_an_ability_nobody_has_is_refused_by_its_own_rule(default_engine: Engine
     assert rejection is not None and rejection.rule == "peek" and not rejection.passing
     # The card's history says why: alice's discard triggered it for her (the rules' untriggered rule cited).
     assert rejection.reason.startswith("no 'peek' waits for bob: discard triggered the ability of Weisspelikan")
-    assert rejection.reason.endswith("for alice, who carries it out")
+    assert rejection.reason.endswith("for alice, who is to carry it out")
     untriggered = default_engine.rules.untriggered
     assert untriggered is not None and set(untriggered.cite.paras) <= set(rejection.cite.paras)
     assert [r.rule for r in rejection.others] == ["waiting"]
@@ -123,3 +123,18 @@ def test_explain_shows_the_further_reasons(tmp_path: Path, capsys: pytest.Captur
     assert main(["explain", str(path)]) == 0
     out = capsys.readouterr().out
     assert "reject bob bao: § 4.1" in out and "also refused by § 6.10 [P146, P152] (waiting, passing)" in out
+
+
+def test_a_reason_names_only_cards_the_player_knows(capsys: pytest.CaptureFixture[str]) -> None:
+    """carol received bob's Ara face down without seeing it: her refusal names the card by its place only,
+    bob's (who knows it) by name. A refusal must not tell a player what the table hides from them."""
+    from baobei.cli import main
+    from baobei.language.paths import default_scenarios_dir
+
+    path = default_scenarios_dir() / "untriggered" / "gift_after_offensive_pluck.scenario"
+    line = path.read_text(encoding="utf-8").splitlines().index("  expect nothing pending") + 1
+    assert main(["why", f"{path}:{line}", "carol swap_blind a=carol.2 b=alice.1"]) == 1
+    decisive = next(line for line in capsys.readouterr().out.splitlines() if "1. decisive" in line)
+    assert "the card on carol.2 came there by give" in decisive and "Ara#" not in decisive
+    assert main(["why", f"{path}:{line}", "bob swap_blind a=carol.2 b=alice.1"]) == 1
+    assert "Ara#1 came to carol.2 by give" in capsys.readouterr().out

@@ -94,7 +94,7 @@ class Effects:
             return
         src = self.take_out(st, c)
         self.put(st, c, where)
-        self.came_by(st, origin, c)
+        self.came_by(ctx, origin, c)
         ctx.touch(src)
         ctx.touch(where)
         if ctx.marking:
@@ -113,7 +113,7 @@ class Effects:
         if self.blocked(ctx, origin, where_a, where_b):
             return
         self.exchange(st, a, where_a, b, where_b)
-        self.came_by(st, origin, a, b)
+        self.came_by(ctx, origin, a, b)
         ctx.touch(where_a)
         ctx.touch(where_b)
         if ctx.marking:
@@ -136,7 +136,7 @@ class Effects:
         self.require_free(ctx, where, origin.rule)
         c = self.draw_top(st, self.draw_pile)
         self.put(st, c, where)
-        self.came_by(st, origin, c)
+        self.came_by(ctx, origin, c)
         ctx.touch(where)
         if ctx.marking:
             self.add_marks(st, c, ctx.marking)
@@ -164,6 +164,7 @@ class Effects:
         if ctx.absent(c):
             return
         self.reveal(ctx.st, c)
+        self.shown_by(ctx, origin, c)
         if ctx.log is not None:
             ctx.log.append(self.shown_event(ctx.st, c, origin))
 
@@ -383,16 +384,29 @@ class Effects:
                 st.known[card] = st.everyone  # a face-up pile shows the card to every player
 
     @staticmethod
-    def came_by(st: State, origin: Origin, *cards: int) -> None:
-        """Remember which rule moved the cards (a refusal of an ability says how its card came there)."""
+    def came_by(ctx: Ctx, origin: Origin, *cards: int) -> None:
+        """Remember which rule moved the cards, in whose move (a refusal of an ability says how its card
+        came there)."""
+        st, actor = ctx.st, ctx.env.get("actor")
         for c in cards:
-            st.came[c] = Came(origin.rule, origin.cite, st.round, st.turn, next(_STAMPS))
+            st.came[c] = Came(origin.rule, origin.cite, st.round, st.turn, next(_STAMPS), actor)
 
     @staticmethod
     def triggered(st: State, c: int, p: int) -> None:
         came = st.came[c]  # shared with the copies made before: replaced, never changed in place
         if came is not None:
-            st.came[c] = Came(came.rule, came.cite, came.round, came.turn, came.stamp, triggered_for=p)
+            st.came[c] = came.but(triggered_for=p, lapsed=False)
+
+    @staticmethod
+    def lapsed(st: State, c: int) -> None:
+        came = st.came[c]
+        if came is not None:
+            st.came[c] = came.but(lapsed=True)
+
+    @staticmethod
+    def shown_by(ctx: Ctx, origin: Origin, c: int) -> None:
+        st = ctx.st
+        st.came[c] = Came(origin.rule, origin.cite, st.round, st.turn, next(_STAMPS), ctx.env.get("actor"), shown=True)
 
     @staticmethod
     def exchange(st: State, a: int, where_a: Any, b: int, where_b: Any) -> None:

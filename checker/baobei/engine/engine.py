@@ -302,6 +302,7 @@ class Engine(Legality):
         if rule is None:
             raise EngineError(f"the ability '{cm.name}' of {self.facts.label(waiting.card)} has no legal choice, "
                               "and the rules do not say what happens then (declare `no choice ...`)")
+        self.effects.lapsed(st, waiting.card)
         if log is not None:
             log.append(Event("no choice", rule.cite, f"the ability '{cm.name}' of {self.facts.label(waiting.card)} "
                              f"has no legal choice: {rule.text[0].lower()}{rule.text[1:]}",

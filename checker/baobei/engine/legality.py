@@ -247,48 +247,73 @@ class Legality:
 
     def nothing_waits(self, st: State, cm: CompiledMove, player: int) -> Rejection:
         """An ability the player tries that waits for nobody of that name: why not, from the card's history.
-        The card meant is the one with this ability that a rule moved last in this turn; the reason says
-        which rule brought it there and, from the rules' `untriggered` declaration, why that starts nothing
-        (or that its trigger was used already)."""
+        The card meant is one with this ability that something happened to in this round: first one whose
+        ability was triggered this turn for this player, then one this player's own move moved or showed this
+        turn, then one triggered this turn for another, else the one a rule moved or showed last (this turn
+        before earlier ones). The reason says which rule did it, cites it with the
+        rule that decides (the rules' `untriggered` or `no choice` declaration), and names the card only if
+        the player knows it."""
         who = st.names[player]
         plain = Rejection("", cm.name, cm.decl.cite, f"no '{cm.name}' is waiting to be used by {who}")
-        if cm.decl.is_step:
-            return plain  # a step is queued by its ability, never triggered by a card
-        card = self._last_moved_with(st, cm.name)
+        card = None if cm.decl.is_step else self._card_meant(st, cm.name, player)  # a step is never triggered
         if card is None:
             return plain
         came = st.came[card]
         assert came is not None
-        label, where = self.facts.label(card), self._place_label(st, card)
-        untriggered = self.rules.untriggered
-        cite = came.cite if untriggered is None else _joined(came.cite, untriggered.cite)
-        if came.triggered_for is not None and came.triggered_for != player:
-            return Rejection("", cm.name, cite, f"no '{cm.name}' waits for {who}: {came.rule} triggered the "
-                             f"ability of {label} for {st.names[came.triggered_for]}, who carries it out")
+        label = self._card_words(st, card, player)
+        untriggered, no_choice = self.rules.untriggered, self.rules.no_choice
+        general = [] if untriggered is None else [untriggered.cite]
         if came.triggered_for is not None:
-            return Rejection("", cm.name, came.cite, f"no '{cm.name}' waits for {who}: {came.rule} triggered the "
-                             f"ability of {label} once, and it has been carried out")
-        why = f": {untriggered.text[0].lower()}{untriggered.text[1:]}" if untriggered is not None else ""
-        return Rejection("", cm.name, cite, f"no '{cm.name}' waits for {who}: {label} came to {where} by "
-                         f"{came.rule}{self._rule_words(came.rule)}, which starts no ability{why}")
+            owner = st.names[came.triggered_for]
+            if came.lapsed and no_choice is not None:
+                return Rejection("", cm.name, _joined(came.cite, no_choice.cite), f"no '{cm.name}' waits for {who}: "
+                                 f"{came.rule} triggered the ability of {label} for {owner}; it had no legal "
+                                 f"choice: {no_choice.text}")
+            if came.triggered_for != player:
+                still = any(w.card == card and w.owner == came.triggered_for for w in st.waiting)
+                return Rejection("", cm.name, _joined(came.cite, *general), f"no '{cm.name}' waits for {who}: "
+                                 f"{came.rule} triggered the ability of {label} for {owner}, who "
+                                 + ("is to carry it out" if still else "has carried it out"))
+            return Rejection("", cm.name, _joined(came.cite, *general), f"no '{cm.name}' waits for {who}: "
+                             f"{came.rule} triggered the ability of {label} once, and it has been carried out")
+        place = "there" if label.startswith("the card on") else f"to {self._place_label(st, card)}"
+        how = "was shown by" if came.shown else f"came {place} by"
+        why = f": {untriggered.text}" if untriggered is not None else ""
+        return Rejection("", cm.name, _joined(came.cite, *general), f"no '{cm.name}' waits for {who}: {label} "
+                         f"{how} {self._rule_named(came.rule)}, which starts no ability{why}")
 
-    def _rule_words(self, rule: str) -> str:
-        """What a move or routine does, in its own words, to follow its name."""
-        decl = self.rules.moves.get(rule) or self.rules.routines.get(rule) or self.rules.hooks.get(rule)
-        return f" ({decl.text[0].lower()}{decl.text[1:]})" if decl is not None and decl.text else ""
+    def _card_words(self, st: State, card: int, player: int) -> str:
+        """The card as the player may hear of it: by name if they know it, else by its place only."""
+        if st.known[card] >> player & 1:
+            return self.facts.label(card)
+        return f"the card on {self._place_label(st, card)}"
+
+    def _rule_named(self, rule: str) -> str:
+        """A move, routine or hook by its name, followed by what it does in its own words."""
+        hook = rule.removeprefix("on ")
+        if hook != rule and hook in self.rules.hooks:
+            return f"the rules' {hook} hook ({self.rules.hooks[hook].text})"
+        decl = self.rules.moves.get(rule) or self.rules.routines.get(rule)
+        return f"{rule} ({decl.text})" if decl is not None and decl.text else rule
 
     def _place_label(self, st: State, card: int) -> str:
         where = st.locate(card)
-        return self.effects.where_label(st, self.effects.left_pile[where] if isinstance(where, int) else where)
+        if isinstance(where, int):  # a pile
+            return f"the {self.effects.where_label(st, self.effects.left_pile[where])}"
+        return self.effects.where_label(st, where)
 
-    def _last_moved_with(self, st: State, ability: str) -> int | None:
-        """The card with this ability that a rule moved last in the current turn (None: none did)."""
-        best: tuple[int, int] | None = None
+    def _card_meant(self, st: State, ability: str, player: int) -> int | None:
+        """The card with this ability the player most likely means (see `nothing_waits`), or None."""
+        best: tuple[tuple[bool, bool, bool, bool, int], int] | None = None
         for card, came in enumerate(st.came):
-            if came is None or came.round != st.round or came.turn != st.turn:
+            if came is None or came.round != st.round or self.facts.ability[card] != ability:
                 continue
-            if self.facts.ability[card] == ability and (best is None or came.stamp > best[0]):
-                best = (came.stamp, card)
+            now = came.turn == st.turn
+            triggered_now = came.triggered_for is not None and now
+            key = (triggered_now and came.triggered_for == player, now and came.actor == player, triggered_now, now,
+                   came.stamp)
+            if best is None or key > best[0]:
+                best = (key, card)
         return None if best is None else best[1]
 
     def _all_guards(self, ctx: Ctx, cm: CompiledMove, player: Any) -> list[Rejection]:

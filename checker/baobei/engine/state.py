@@ -127,18 +127,27 @@ class Chance(random.Random):
 class Came:
     """How a card came where it is: the rule (declaration name and citation) whose statement moved it, in
     which round and turn, in what order among the moves of the game, and for whom that rule triggered its
-    ability (None: for nobody)."""
+    ability (None: for nobody). `shown`: the rule showed the card in its place rather than moving it;
+    `lapsed`: the triggered ability had no legal choice and no effect. Never changed in place: states
+    copied before share it."""
 
-    __slots__ = ("cite", "round", "rule", "stamp", "triggered_for", "turn")
+    __slots__ = ("actor", "cite", "lapsed", "round", "rule", "shown", "stamp", "triggered_for", "turn")
 
-    def __init__(self, rule: str, cite: Any, round_: int, turn: int, stamp: int,
-                 triggered_for: Player | None = None) -> None:
+    def __init__(self, rule: str, cite: Any, round_: int, turn: int, stamp: int, actor: Player | None = None,
+                 triggered_for: Player | None = None, shown: bool = False, lapsed: bool = False) -> None:
+        self.actor = actor  # the player whose move it was (None: no player's, a deal)
         self.rule = rule
         self.cite = cite
         self.round = round_
         self.turn = turn
         self.stamp = stamp
         self.triggered_for = triggered_for
+        self.shown = shown
+        self.lapsed = lapsed
+
+    def but(self, **changes: Any) -> Came:
+        fields = {"triggered_for": self.triggered_for, "shown": self.shown, "lapsed": self.lapsed, **changes}
+        return Came(self.rule, self.cite, self.round, self.turn, self.stamp, self.actor, **fields)
 
 
 class State:

@@ -536,11 +536,19 @@ def make_sym_effects(base: type, eng: SymEngine, codes: Codes, free: bool = Fals
     class Ops(base):  # type: ignore[misc]
         # How a card came where it is serves the reasons of a refusal only: no legality, no claim reads it.
         @staticmethod
-        def came_by(st: SymStore, origin: Any, *cards: Any) -> None:
+        def came_by(ctx: SymCtx, origin: Any, *cards: Any) -> None:
             return None
 
         @staticmethod
         def triggered(st: SymStore, c: Any, p: Any) -> None:
+            return None
+
+        @staticmethod
+        def lapsed(st: SymStore, c: Any) -> None:
+            return None
+
+        @staticmethod
+        def shown_by(ctx: SymCtx, origin: Any, c: Any) -> None:
             return None
 
         def free_term(self, st: SymStore, where: SVal) -> Z:

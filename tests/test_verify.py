@@ -238,6 +238,12 @@ def test_the_emitted_counterexample_replays_and_fails(make_variant: MakeVariant,
     assert "invariant single_negative (§ 5.1" in replay and "is violated" in replay
     # The default deck has one Goldtukan only: the counterexample cannot even be set up there.
     assert main(["check", str(target)]) == 2
+    # Beside it, the same counterexample in Apalache's Informal Trace Format.
+    itf = json.loads((tmp_path / "counterexample.itf.json").read_text(encoding="utf-8"))
+    assert itf["#meta"]["format"] == "ITF" and itf["states"]
+    assert all(set(itf["vars"]) <= set(state) for state in itf["states"])
+    assert "single_negative" in itf["#meta"]["failure"]
+    assert "rng" not in itf["vars"] and "#unserializable" in json.dumps(itf)  # ITF has no none
 
 
 def test_a_counterexample_passes_under_the_rules_that_prove_the_invariant(

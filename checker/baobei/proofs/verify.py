@@ -64,6 +64,7 @@ from ..scenarios.syntax import Table
 from .bmc import RULES_RUN, BmcReport, Finding, bmc, properties
 from .distribution import Outcome, StateCex, prove_state
 from .induction import InductionReport, reachable
+from .itf import itf_path, itf_trace
 from .placement import PlacementOutcome, prove_placement, reads_places, transitions
 from .report import (
     Method,
@@ -851,33 +852,39 @@ def write_counterexample(eng: Engine, results: list[Result], target: Path,
                          failing_rules: list[tuple[int, str, Failure]] | None = None,
                          tell: Callable[[str], None] = print) -> None:
     """Write the first violation as a scenario (a reached one: the moves from the deal; one over every
-    state: its counterexample table); say so (through `tell`) when there is none."""
+    state: its counterexample table), and beside it as an ITF trace (`NAME.itf.json`); say so (through
+    `tell`) when there is none."""
     for r in results:
         cex, trace = r.outcome.cex, r.outcome.trace
         if r.outcome.status == "violated" and isinstance(trace, Finding):
-            write_output(target, finding_scenario(trace, r.players))
+            _write_both(eng, target, finding_scenario(trace, r.players))
             tell(f"wrote {target}: the moves that break {r.inv.ident} with {r.players} players (Z3's trace)")
             return
         if r.outcome.status == "violated" and isinstance(trace, Failure):
-            write_output(target, failure_scenario(trace, trace_deck(eng.rules, r.players)))
+            _write_both(eng, target, failure_scenario(trace, trace_deck(eng.rules, r.players)))
             tell(f"wrote {target}: the moves that break {r.inv.ident} with {r.players} players")
             return
         if r.outcome.status == "violated" and cex is not None and isinstance(r.inv, s.InvariantDecl):
             text, how = scenario_text(eng, r.inv, cex)
-            write_output(target, text)
+            _write_both(eng, target, text)
             tell(f"wrote {target}: the counterexample to {r.inv.ident} with {r.players} players ({how})")
             return
     for n, t in sorted((relations or {}).items()):
         found = t.bmc.findings.get(RULES_RUN) if t.bmc is not None else None
         if found is not None and found.confirmed:
-            write_output(target, finding_scenario(found, n))
+            _write_both(eng, target, finding_scenario(found, n))
             tell(f"wrote {target}: the moves after which the rules fail with {n} players (Z3's trace)")
             return
     for n, _, failure in failing_rules or []:
-        write_output(target, failure_scenario(failure, trace_deck(eng.rules, n)))
+        _write_both(eng, target, failure_scenario(failure, trace_deck(eng.rules, n)))
         tell(f"wrote {target}: the moves after which the rules fail with {n} players")
         return
     tell(f"no state counterexample to write to {target}")
+
+
+def _write_both(eng: Engine, target: Path, text: str) -> None:
+    write_output(target, text)
+    write_output(itf_path(target), json.dumps(itf_trace(eng, text, str(target)), indent=1) + "\n")
 
 
 def finding_scenario(found: Finding, players: int) -> str:

@@ -1,6 +1,6 @@
 """The package is layered by pipeline stage, and imports run one way only.
 
-language <- engine <- scenarios <- referee <- play <- proofs <- docs <- cli: a module imports from its own
+language <- engine <- scenarios <- referee <- play <- proofs <- compare <- docs <- cli: a module imports from its own
 stage or from an earlier one, never from a later one, and no two modules import each other,
 directly or not, TYPE_CHECKING imports and imports inside functions included.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from baobei.language.paths import PROJECT_ROOT
 
 PACKAGE = PROJECT_ROOT / "checker" / "baobei"
-STAGES = ["language", "engine", "scenarios", "referee", "play", "proofs", "docs", "cli"]
+STAGES = ["language", "engine", "scenarios", "referee", "play", "proofs", "compare", "docs", "cli"]
 
 
 def module_name(path: Path) -> str:

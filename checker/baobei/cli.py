@@ -297,6 +297,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .scenarios.runner import engine_for
 
     eng = engine_for(_rules_dir(args))
+    if args.human is not None:
+        return play_human(eng, args)
+    if args.bots is not None:
+        raise UsageError("--bots names the bots that play with people: give --human too")
     viewer = None if args.viewer is None else seat_of(args.viewer, args.players)
     view = View(verbose=args.verbose, viewer=viewer)
     writer = None
@@ -317,6 +321,22 @@ def cmd_play(args: argparse.Namespace) -> int:
             emit(f"wrote {args.log}: a game log of {plural(len(writer.lines) - 2, 'move')} (baobei referee reads it)",
                  err=True)
     return EXIT_OK
+
+
+def play_human(eng: Engine, args: argparse.Namespace) -> int:
+    """`play --human`: people at the terminal (hot-seat when several), bots of --bots at the other seats."""
+    from .play.campaign import default_policy
+    from .play.human import human_seats, run_human_play
+
+    if args.viewer is not None:
+        raise UsageError("--as and --human exclude each other: each person sees their own view")
+    eng.check_player_count(args.players)
+    log = Path(args.log) if args.log else None
+    if log is not None:
+        check_writable(log)  # before the game: a bad place is bad input found at once
+    return run_human_play(eng, _rules_dir(args) or default_rules_dir(), args.players,
+                          human_seats(args.human, args.players), args.bots or default_policy(eng), args.seed, log,
+                          max_turns=args.max_turns)
 
 
 def seat_of(name: str, players: int) -> int:
@@ -622,6 +642,13 @@ def build_parser() -> argparse.ArgumentParser:
                            help="show only what this player (p1, p2, ...) knows: other cards are ? or 'a card'")
             p.add_argument("-v", "--verbose", action="store_true",
                            help="also show the rules' bookkeeping: every variable given a value")
+            p.add_argument("--human", metavar="PLAYERS",
+                           help="play at the terminal as these players (p1,p2,...): one person against bots, or "
+                                "several at one screen (hot-seat); the other seats are bots")
+            p.add_argument("--bots", metavar="POLICY",
+                           help="with --human: how the bots choose, named as in `simulate`: random, kinds or a policy "
+                                "of the rules, one for every bot or one per bot seat (memory,random); default: the "
+                                "first policy the rules declare")
         elif name == "simulate":
             add_simulate_arguments(p)
         elif name == "explore":

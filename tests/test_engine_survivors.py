@@ -41,8 +41,8 @@ play
 
 # ---------------------------------------------------------------- events (runtime.py:44, :47, :73)
 def test_every_event_of_a_match_has_one_of_the_documented_kinds(default_engine: Engine) -> None:
-    """EVENT_KINDS names the kinds an event may have; a seeded random match gives only those, and all four."""
-    assert runtime.EVENT_KINDS == ("effect", "draw", "set", "say")
+    """EVENT_KINDS names the kinds an event may have; a seeded random match gives only those, and all five."""
+    assert runtime.EVENT_KINDS == ("effect", "draw", "show", "set", "say")
     eng = default_engine
     st, events = eng.new_match(["ann", "ben", "cid"], 3)
     rng = random.Random(3)

@@ -28,7 +28,7 @@ LONG_COMMANDS = {
     "referee": ["--rules", "{rules}", "referee", "{log}"],
 }
 # What the one line after Ctrl-C says: how far the run came, where the command counts its work.
-HOW_FAR = {"check": " of 13,440 scenarios done", "simulate": " of 100,000 matches played done",
+HOW_FAR = {"check": r" of [\d,]+ scenarios done", "simulate": " of 100,000 matches played done",
            "referee": r" of [\d,]+ log lines (read|judged) done", "bench": " of 3 runs done"}
 
 

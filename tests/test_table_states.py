@@ -279,6 +279,7 @@ def test_what_a_table_still_cannot_say_is_refused_by_name(default_engine: Engine
 
 BAD_BASE = """\
 scenario "bad table lines"
+cites § 1.2 [P9]
 table
   players alice bob
   alice: Spatz, Meise, _
@@ -350,5 +351,6 @@ def test_the_command_line_reports_a_bad_table_line_without_a_traceback(tmp_path:
     path.write_text(BAD_BASE.format(line="  alice knows discard 3"), encoding="utf-8")
     assert main(["check", str(path)]) == 2
     out, err = capsys.readouterr()
-    assert f"{path}:10:15: no card discard 3: discard holds 2 cards" in out + err
+    line = BAD_BASE.format(line="  alice knows discard 3").splitlines().index("  alice knows discard 3") + 1
+    assert f"{path}:{line}:15: no card discard 3: discard holds 2 cards" in out + err
     assert "Traceback" not in out + err

@@ -49,7 +49,7 @@ RULES_NAMED_DECLARATIONS = {
     Name.Variable: "var table pile",
     Name.Constant: "assumption invariant lemma progress halt protect mark statistic policy",
 }
-RULES_DECLARATIONS = "players deck hand phases window waiting implicit simultaneous"
+RULES_DECLARATIONS = "players deck hand phases window waiting untriggered implicit simultaneous"
 RULES_DECLARATION_PREFIXES = "match player reachable no choice"  # before another word: `match player var`
 RULES_KEYWORDS = (
     "by else with require do let set draw into as to move swap mark peek show forget open window on for use"

@@ -442,8 +442,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_why(args: argparse.Namespace) -> int:
+    from .referee.why import answer_json, answer_lines, ask, position_after, split_place
     from .scenarios.runner import engine_for
-    from .scenarios.why import answer_json, answer_lines, ask, position_after, split_place
 
     rules_dir = _rules_dir(args) or default_rules_dir()
     path, line = split_place(args.place)

@@ -12,13 +12,13 @@ import dataclasses
 import functools
 from pathlib import Path
 
-from ..language.paths import PROJECT_ROOT
+from ..language.paths import outline_dir
 from ..language.ruleset import Ruleset
 from ..language.source import Citation, Pos
 from ..scenarios import syntax as sc
 from .book import Book, load_book, para_number
 
-OUTLINE = PROJECT_ROOT / "docs" / "src"
+OUTLINE = outline_dir()
 
 
 @functools.cache

@@ -821,7 +821,7 @@ def tables_dir(args: argparse.Namespace) -> Path | None:
     path = Path(given) if given else default_scenarios_dir()
     if given and not path.exists():
         raise BaoError(f"{path}: no such scenario file or directory (--tables)")
-    return path
+    return path if path.exists() else None  # an installed package has no scenarios: the deals' search only
 
 
 def display_path(directory: Path) -> str:

@@ -19,8 +19,8 @@ from ..engine.state import State
 from ..engine.table_view import render_table
 from ..language.errors import BaoError, Rejection
 from ..language.ruleset import Ruleset
-from .parser import SCENARIO_SUFFIX, parse_scenario_file
-from .runner import Replay
+from ..scenarios.parser import SCENARIO_SUFFIX, parse_scenario_file
+from ..scenarios.runner import Replay
 
 
 @dataclass
@@ -77,8 +77,8 @@ def scenario_position(eng: Engine, path: Path, line: int) -> State:
 
 def log_position(eng: Engine, path: Path, line: int, rules_dir: Path) -> State:
     """Judge the game log up to the line; an error before it ends the question there."""
-    from ..referee.judge import Referee
-    from ..referee.logfile import read_log
+    from .judge import Referee
+    from .logfile import read_log
 
     log = read_log(path)
     if line:

@@ -37,8 +37,8 @@ from ..engine.state import State
 from ..engine.table_view import render_table
 from ..language.errors import BaoError, Rejection, write_output
 from ..language.words import plural
+from ..referee.why import rule_text
 from ..referee.write import LogWriter
-from ..scenarios.why import rule_text
 from .choice import Chooser, Option
 from .policies import Policy, make_policy
 from .seats import split_policies

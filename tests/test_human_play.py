@@ -25,7 +25,7 @@ from baobei.play.seats import measure, play_seated, seated_dealer, split_policie
 from baobei.play.view import ViewMaker
 from baobei.referee.judge import Referee, referee
 from baobei.referee.logfile import parse_log, read_log
-from baobei.scenarios.why import rule_text
+from baobei.referee.why import rule_text
 from rich.console import Console
 
 RULES = default_rules_dir()

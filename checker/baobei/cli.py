@@ -389,26 +389,37 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def cmd_explore(args: argparse.Namespace) -> int:
     from .language.load import load_ruleset
     from .language.paths import default_rules_dir
-    from .play.explore import explore, explore_from, failure_scenario, report_lines
+    from .play.explore import (
+        check_state_budget,
+        explore,
+        explore_from,
+        failure_scenario,
+        report_json,
+        report_lines,
+    )
 
     rules = load_ruleset(_rules_dir(args) or default_rules_dir())
     if args.emit_scenario:
         check_writable(Path(args.emit_scenario))
+    max_states = check_state_budget(args.max_states)  # a limit the memory cannot hold is refused now
     if args.start:
-        report = explore_from(rules, *start_state(rules, Path(args.start)), args.depth, args.max_states,
+        report = explore_from(rules, *start_state(rules, Path(args.start)), args.depth, max_states,
                               where=f"the table of {args.start}")
     else:
-        report = explore(rules, args.players, args.depth, args.deals, args.seed, args.full_deck, args.max_states)
+        report = explore(rules, args.players, args.depth, args.deals, args.seed, args.full_deck, max_states)
+    say = sys.stderr if args.json else sys.stdout  # with --json, standard output carries the JSON alone
     for line in report_lines(report):
-        print(line)
+        print(line, file=say)
+    if args.json:
+        print(json.dumps(report_json(report), indent=2, ensure_ascii=False))
     first = report.first_failure()
     if args.emit_scenario:
         if first is None:
-            print(f"no failure to write to {args.emit_scenario}")
+            print(f"no failure to write to {args.emit_scenario}", file=say)
         else:
             write_output(Path(args.emit_scenario), failure_scenario(first, report.deck))
             print(f"wrote {args.emit_scenario}: `baobei check{_rules_option(args)} {args.emit_scenario}` "
-                  "replays the failure")
+                  "replays the failure", file=say)
     return EXIT_OK if first is None else EXIT_FAIL
 
 
@@ -661,6 +672,9 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--emit-scenario", metavar="FILE", help="write the first failure as a scenario")
             p.add_argument("--from", dest="start", metavar="SCENARIO",
                            help="start from this scenario's table (the rules' full deck) instead of deals")
+            p.add_argument("--json", action="store_true",
+                           help="print the report as JSON (schema: docs/explore.schema.json); the lines for "
+                                "people go to standard error")
         elif name == "why":
             p.add_argument("place", metavar="FILE[:LINE]",
                            help="a scenario or a game log, and the line after which to ask (default: its end)")

@@ -5,30 +5,39 @@ generator seeded the same way, so a match plays the same wherever and in whateve
 records are put back in match order. The same campaign therefore gives the same figures, byte for byte,
 with one worker, with many, or on a cluster.
 
+A campaign streams: its jobs are made as they are sent, a few per worker are under way at a time, and
+each record is folded into the totals as it arrives and then dropped. Its memory does not grow with the
+number of matches (`--matches 1000000000` runs for years, not out of memory).
+
 A job carries the rules as text (each file's path and contents), not as a directory, so that a worker of
 a cluster needs no copy of the rules; each process compiles them once.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import multiprocessing
 import os
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections import Counter, deque
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import closing
+from dataclasses import dataclass, field
+from multiprocessing.pool import AsyncResult
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..engine.engine import Engine
 from ..language.errors import BaoError, RulesError, ignore_interrupts, read_source
 from ..language.load import build_ruleset
 from ..language.parser import parse_rules_dir, parse_rules_text
-from .dealer import Dealer, MatchRecord
+from .dealer import Dealer, Finding, MatchRecord
+from .loops import RoundSummary
 from .policies import make_policy
-from .statistics import Statistics
+from .statistics import Statistics, Tally
 from .view import ViewMaker
 
+# How many of the longest rounds the figures describe (D9): kept as the matches arrive, the others dropped.
+LONGEST = 5
 
 @dataclass(frozen=True)
 class Spec:
@@ -80,44 +89,147 @@ def default_policy(eng: Engine) -> str:
     return next(iter(eng.rules.policies), "random")
 
 
-def play_matches(spec: Spec, indices: list[int]) -> list[MatchRecord]:
+def play_matches(spec: Spec, indices: Sequence[int]) -> list[MatchRecord]:
     """The job a worker runs: these matches of the campaign."""
     dealer = dealer_for(spec)
     return [dealer.play(i, match_seed(spec.seed, i), spec.players) for i in indices]
 
 
-def chunks(matches: int, workers: int) -> list[list[int]]:
-    """Match indices in jobs small enough to keep every worker busy to the end, big enough to be cheap."""
-    size = max(1, min(25, matches // (workers * 8) if workers > 1 else 25))
-    return [list(range(start, min(start + size, matches))) for start in range(0, matches, size)]
+def job_size(matches: int, workers: int) -> int:
+    """Matches per job: small enough to keep every worker busy to the end, big enough to be cheap."""
+    return max(1, min(25, matches // (workers * 8) if workers > 1 else 25))
+
+
+def jobs(matches: int, workers: int) -> Iterator[range]:
+    """The campaign's jobs, made one at a time as they are sent: a range of match indices each, so that
+    a campaign of a billion matches costs no more memory than one of a hundred."""
+    size = job_size(matches, workers)
+    return (range(start, min(start + size, matches)) for start in range(0, matches, size))
+
+
+@dataclass
+class Totals:
+    """What the figures need of a campaign's matches, folded in as each record arrives: counts, histograms,
+    the few longest rounds and each property's first finding; never a record per match, so that the
+    memory a campaign needs does not grow with its matches. Every part is a sum or a choice by a total
+    order (the earliest match, the longest round), so the totals do not depend on the order of arrival."""
+
+    keep: int  # how many of the longest rounds to keep (the figures' LONGEST)
+    matches: int = 0
+    finished: int = 0
+    capped: int = 0
+    failed: int = 0  # matches stopped by a failure of the rules
+    moves: int = 0
+    refused: int = 0
+    capped_cycles: int = 0  # capped matches whose longest round came back to a state (D9)
+    rounds_per_match: Counter[int] = field(default_factory=Counter)  # of the finished matches
+    turns_per_round: Counter[int] = field(default_factory=Counter)  # of the rounds played to their end
+    tallies: dict[str, Tally] = field(default_factory=dict)
+    longest: list[RoundSummary] = field(default_factory=list)  # the `keep` longest rounds, longest first
+    # Each property's finding of the earliest match, with (match, place in its record) to compare by: as
+    # many findings as the rules have properties, whatever the number of matches.
+    first: dict[str, tuple[tuple[int, int], Finding]] = field(default_factory=dict)
+    found: Counter[str] = field(default_factory=Counter)  # matches whose first finding is of each property
+
+    def add(self, record: MatchRecord) -> None:
+        self._count(record)
+        for name, tally in record.tallies.items():
+            self.tallies.setdefault(name, Counter()).update(tally)
+        if record.longest is not None:
+            self._keep_longest(record.longest)
+        for place, finding in enumerate(record.findings):
+            self._keep_finding((record.index, place), finding)
+        self.found.update(f.label for f in record.findings[:1])
+
+    def _count(self, r: MatchRecord) -> None:
+        self.matches += 1
+        self.finished += r.finished
+        self.capped += r.capped
+        self.failed += bool(r.findings)
+        self.moves += r.moves
+        self.refused += r.refused
+        self.capped_cycles += r.capped and r.longest is not None and r.longest.repeat is not None
+        if r.finished:
+            self.rounds_per_match[len(r.rounds)] += 1
+        self.turns_per_round.update(r.rounds)
+
+    def _keep_longest(self, summary: RoundSummary) -> None:
+        """Keep the round if it is among the `keep` longest so far (ties: the earlier match, as `longer`)."""
+        self.longest.append(summary)
+        self.longest.sort(key=lambda r: (r.turns, -r.match, -r.round), reverse=True)
+        del self.longest[self.keep:]
+
+    def _keep_finding(self, where: tuple[int, int], finding: Finding) -> None:
+        kept = self.first.get(finding.label)
+        if kept is None or where < kept[0]:
+            self.first[finding.label] = (where, finding)
+
+    def first_findings(self) -> list[Finding]:
+        """The first finding of each property, in match order."""
+        return [finding for _, finding in sorted(self.first.values(), key=lambda kept: kept[0])]
 
 
 def run_campaign(spec: Spec, matches: int, workers: int = 1, dask: str | None = None,
-                 advance: Callable[[int], None] = lambda n: None) -> list[MatchRecord]:
-    """Every match's record, in match order."""
-    jobs = chunks(matches, workers)
+                 advance: Callable[[int], None] = lambda n: None) -> Totals:
+    """The totals of every match, each record folded in as it arrives and then dropped."""
+    totals = Totals(keep=LONGEST)
+    for record in campaign_records(spec, matches, workers, dask, advance):
+        totals.add(record)
+    return totals
+
+
+def campaign_records(spec: Spec, matches: int, workers: int = 1, dask: str | None = None,
+                     advance: Callable[[int], None] = lambda n: None) -> Generator[MatchRecord]:
+    """Every match's record, in match order, played as they are asked for: at most a few jobs per worker
+    are under way or waiting to be read at any time. Closing it early stops the workers."""
+    # closing: the pool or the cluster's client is let go as soon as this is, not when it is collected.
+    with closing(_job_results(spec, jobs(matches, workers), workers, dask)) as results:
+        for records in results:
+            advance(len(records))
+            yield from records
+
+
+def _job_results(spec: Spec, todo: Iterator[range], workers: int, dask: str | None) -> Generator[list[MatchRecord]]:
+    """The records of each job, in job order: on the cluster, over worker processes or in this process."""
     if dask is not None:
-        results: Iterable[list[MatchRecord]] = _on_dask(spec, jobs, dask)
-    elif workers == 1:
-        results = (play_matches(spec, job) for job in jobs)
-    else:
-        results = _on_processes(spec, jobs, workers)
-    out: list[MatchRecord] = []
-    for records in results:
-        out += records
-        advance(len(records))
-    return out
+        return _on_dask(spec, todo, dask)
+    if workers > 1:
+        return _on_processes(spec, todo, workers)
+    return (play_matches(spec, job) for job in todo)
 
 
-def _on_processes(spec: Spec, jobs: list[list[int]], workers: int) -> Iterator[list[MatchRecord]]:
+# Jobs under way at once, per worker: enough that no worker waits for the parent to read a result, few
+# enough that the records not yet folded in stay a handful however many matches the campaign has.
+IN_FLIGHT = 4
+
+Job = TypeVar("Job")
+
+
+def in_order(submit: Callable[[range], Job], result: Callable[[Job], list[MatchRecord]], todo: Iterator[range],
+             window: int) -> Iterator[list[MatchRecord]]:
+    """The results of the jobs, in job order, with at most `window` jobs submitted and not yet read. (A pool's
+    `imap` takes jobs as fast as the pipe to its workers does and holds any number of results not read.)"""
+    pending: deque[Job] = deque()
+    for job in todo:
+        pending.append(submit(job))
+        if len(pending) >= window:
+            yield result(pending.popleft())
+    while pending:
+        yield result(pending.popleft())
+
+
+def _on_processes(spec: Spec, todo: Iterator[range], workers: int) -> Generator[list[MatchRecord]]:
     # Ctrl-C reaches the parent alone (the workers ignore it), and leaving the pool terminates them at once:
-    # the command stops within a second instead of finishing the matches under way.
+    # the command stops within a second instead of finishing the matches under way. Waiting for a result
+    # (AsyncResult.get) is interrupted by Ctrl-C as imap's waiting was.
     with multiprocessing.Pool(workers, initializer=ignore_interrupts) as pool:
-        yield from pool.imap(functools.partial(play_matches, spec), jobs)
+        def submit(job: range) -> AsyncResult[list[MatchRecord]]:
+            return pool.apply_async(play_matches, (spec, job))
+
+        yield from in_order(submit, lambda pending: pending.get(), todo, workers * IN_FLIGHT)
 
 
-
-def _on_dask(spec: Spec, jobs: list[list[int]], address: str) -> Iterator[list[MatchRecord]]:
+def _on_dask(spec: Spec, todo: Iterator[range], address: str) -> Generator[list[MatchRecord]]:
     try:
         from distributed import Client
     except ImportError:
@@ -127,9 +239,13 @@ def _on_dask(spec: Spec, jobs: list[list[int]], address: str) -> Iterator[list[M
     except (OSError, TimeoutError, ValueError) as err:
         raise BaoError(f"--dask {address}: no Dask scheduler answers there ({err})") from None
     with client:
-        futures = client.map(play_matches, [spec] * len(jobs), jobs, pure=False)
-        for future in futures:  # in job order, whatever order they finish in
-            yield future.result()
+        threads = max(1, sum(client.nthreads().values()))  # type: ignore[no-untyped-call]
+
+        def submit(job: range) -> Any:
+            return client.submit(play_matches, spec, job, pure=False)
+
+        # Submitted in a bounded window and read in job order, whatever order they finish in.
+        yield from in_order(submit, lambda future: future.result(), todo, threads * IN_FLIGHT)
 
 
 def default_workers() -> int:

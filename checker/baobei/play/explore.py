@@ -31,13 +31,19 @@ the engine's compiled rules.
   cannot carry out (an engine error: a rule covering a card, overfilling a hand) fails too.
 - Stop: at the end of the depth at which a first failure is found, at the depth asked for, or at
   `max_states` new states. A failure comes with the moves from the deal, in the engine's move text.
+- Memory: every state reached is remembered (its key), and the states of a depth and the next are held
+  whole, so a search needs up to STATE_BYTES a state. A limit of more states than the memory available
+  holds is refused before the search begins; without a limit, the search stops at as many states as it
+  holds (reported as stopped there), rather than being killed when the machine runs out of memory.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..engine.engine import Engine, invariant_message, progress_message
 from ..engine.move import Move
@@ -59,6 +65,14 @@ RULES_RUN = "rules"
 # The one builtin that reads knowledge (who has seen which card).
 KNOWS = "knows"
 Trace = tuple["Trace | None", Move] | None  # the moves from the deal, newest last, shared between states
+# Bytes a search needs per state at most: its key among the states seen, the state held whole in a depth's
+# list, and its move in the traces. Measured as the growth of the peak resident memory per state between
+# two searches (of 10^4 and 4·10^4 states; 2·10^4 and 10^5 for 2 players): 2.4 KB for 2 players on the
+# small deck, 3.5 KB for 3, 4.0 KB for 4 players on the full deck; the largest.
+STATE_BYTES = 4_000
+# The share of the available memory a search may plan to fill: the interpreter, the compiled rules and
+# the allocator's slack need the rest.
+MEMORY_SHARE = 0.8
 
 
 @dataclass
@@ -67,7 +81,7 @@ class Failure:
 
     label: str  # "invariant NAME", "progress NAME" or RULES_RUN
     message: str  # as a scenario replay reports it
-    cite: str  # the property's citation ("" for RULES_RUN)
+    cite: str  # the property's citation (for RULES_RUN, the failing move's rule)
     depth: int
     seed: int
     table: list[str]  # the dealt state as a scenario's table
@@ -125,13 +139,47 @@ def property_labels(rules: Ruleset) -> list[str]:
             + [f"progress {p}" for p in rules.progress])
 
 
+def available_memory() -> int:
+    """The bytes of memory a new search may take: what the kernel reports as available (MemAvailable),
+    else the machine's physical memory."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024  # in kB
+    except OSError:
+        pass
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def check_state_budget(max_states: int | None, memory: int | None = None, option: str = "--max-states") -> int:
+    """The state limit a search runs with: `max_states`, refused when its states would not fit in memory
+    (a BaoError naming the `option` that asked for it, before any state is searched); without one, as many
+    as fit. `memory`: the bytes available (default: what the machine has available now)."""
+    available = available_memory() if memory is None else memory
+    usable = int(available * MEMORY_SHARE)
+    fits = max(1, usable // STATE_BYTES)
+    if max_states is None:
+        return fits
+    if max_states > fits:
+        raise BaoError(f"{option} {max_states:,}: a search of that many states needs about "
+                       f"{_gigabytes(max_states * STATE_BYTES)} of memory ({STATE_BYTES:,} bytes a state), more "
+                       f"than the {_gigabytes(usable)} it may take ({MEMORY_SHARE:.0%} of the "
+                       f"{_gigabytes(available)} available): at most {fits:,} states fit")
+    return max_states
+
+
+def _gigabytes(n: float) -> str:
+    return f"{n / 2 ** 30:,.1f} GB"
+
+
 def explore_from(rules: Ruleset, start: State, seed: int, depth: int, max_states: int | None = None,
                  where: str = "the given table") -> Report:
     """Search breadth first from one given state (a scenario's table, with the rules' full deck) instead of
     deals: the way to reach what lies too deep after a deal (the final phase needs two recycles)."""
     if depth < 0 or (max_states is not None and max_states < 1):
         raise BaoError("explore needs a depth of at least 0 and a positive state limit")
-    return search_from(Engine(rules), start, seed, depth, max_states, where)
+    return search_from(Engine(rules), start, seed, depth, check_state_budget(max_states), where)
 
 
 def search_from(eng: Engine, start: State, seed: int, depth: int, max_states: int | None, where: str) -> Report:
@@ -150,6 +198,7 @@ def explore(rules: Ruleset, players: int, depth: int, deals: int = 1, seed: int 
         raise BaoError("explore needs a depth of at least 0, at least one deal and a positive state limit")
     if not 1 <= players <= len(NAMES):
         raise BaoError(f"{players} players: explore names at most {len(NAMES)}")
+    max_states = check_state_budget(max_states)
     played = rules if full_deck else small_deck(rules, players)
     eng = Engine(played)
     search = Search(eng, Report(players, describe(played), seed, deals, depth, property_labels(rules)),
@@ -274,7 +323,7 @@ class Search:
             table, unwritable = table_lines(self.eng, start, seed), ""
         except BaoError as err:  # a deal a table cannot state (an open window, say): reported, not written
             table, unwritable = [], str(err)
-        self.report.failures[label] = Failure(label, message, _cite(self.eng.rules, label), level, seed, table,
+        self.report.failures[label] = Failure(label, message, _cite(self.eng.rules, label, trace), level, seed, table,
                                               move_texts(self.eng, start, unwind(trace)), expectation, unwritable,
                                               self.report.start)
 
@@ -404,6 +453,22 @@ def report_lines(report: Report) -> list[str]:
     return lines
 
 
+def report_json(report: Report) -> dict[str, Any]:
+    """The report for machines (docs/explore.schema.json): the states per depth and each property's verdict."""
+    r = report
+    verdicts = []
+    for label in [*r.labels, RULES_RUN]:
+        f = r.failures.get(label)
+        verdicts.append({"property": label, "status": "violated" if f is not None else "holds",
+                         "depth": f.depth if f is not None else None, "seed": f.seed if f is not None else None,
+                         "message": f.message if f is not None else None,
+                         "moves": list(f.moves) if f is not None else []})
+    return {"players": r.players, "deck": r.deck, "seed": r.seed, "deals": r.deals, "depth": r.depth,
+            "start": r.start or None, "states": r.states, "moves": r.moves, "seconds": round(r.seconds, 3),
+            "per_depth": list(r.per_depth), "complete_depth": r.complete, "exhausted": r.exhausted,
+            "truncated": r.truncated, "properties": verdicts}
+
+
 def failure_scenario(failure: Failure, deck: str) -> str:
     """A scenario that replays the failure: the dealt table, then the moves; replayed with the rules it
     was found with (their full deck: further copies of a species stay out of play), its last move fails."""
@@ -431,7 +496,11 @@ def failure_scenario(failure: Failure, deck: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cite(rules: Ruleset, label: str) -> str:
+def _cite(rules: Ruleset, label: str, trace: Trace) -> str:
+    """The property's citation; for a move the engine cannot carry out, that move's rule (the scenario
+    written from the failure must cite a paragraph, and the failing rule is the one it answers from)."""
+    if label == RULES_RUN:
+        return str(rules.moves[trace[1].name].cite) if trace is not None else ""
     kind, _, name = label.partition(" ")
     decl = rules.invariants.get(name) if kind == "invariant" else rules.progress.get(name)
     return str(decl.cite) if decl is not None else ""

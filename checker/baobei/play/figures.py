@@ -14,15 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from ..language import syntax as s
-from .campaign import Spec
+from .campaign import LONGEST, Spec
 from .dealer import Finding, MatchRecord
 from .findings import Minimized
 from .loops import RoundSummary, longer
 from .statistics import Key, Tally, Value
 
 FORMAT = "baobei-simulate/1"
-# How many of the longest rounds the figures describe (D9).
-LONGEST = 5
 
 
 @dataclass(frozen=True)

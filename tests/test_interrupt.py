@@ -22,7 +22,7 @@ SCENARIOS = ROOT / "scenarios"
 LONG_COMMANDS = {
     "check": ["check", *[str(SCENARIOS)] * 60],
     "verify": ["verify", "--players", "2", "--workers", "1"],
-    "explore": ["explore", "--players", "3", "--depth", "40", "--deals", "50", "--max-states", "10000000"],
+    "explore": ["explore", "--players", "3", "--depth", "40", "--deals", "50"],
     "simulate": ["simulate", "--players", "4", "--matches", "100000", "--workers", "2", "--out", "{out}"],
     "bench": ["bench", "--players", "4", "--rounds", "1000000"],
     "referee": ["--rules", "{rules}", "referee", "{log}"],

@@ -200,3 +200,11 @@ def test_a_search_without_a_limit_stops_at_the_states_memory_holds(monkeypatch: 
     report = explore(load_ruleset(default_rules_dir()), 2, 8)
     assert report.truncated and report.states == 40
     assert "stopped at 40 states" in "\n".join(report_lines(report))
+
+
+def test_the_search_refuses_no_limit_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command checks the limit; a default worked out from the memory available a moment ago is not
+    refused by the search because a little less is available now."""
+    monkeypatch.setattr(explore_module, "available_memory", lambda: STATE_BYTES)
+    report = explore(load_ruleset(default_rules_dir()), 2, 1, max_states=1_000)
+    assert not report.truncated and report.states > 1

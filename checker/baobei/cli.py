@@ -370,9 +370,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     workers = args.workers or default_workers()
     start = time.perf_counter()
     with progress("matches played", args.matches) as advance:
-        records = run_campaign(spec, args.matches, workers, args.dask, advance)
+        totals = run_campaign(spec, args.matches, workers, args.dask, advance)
     seconds = time.perf_counter() - start
-    figures = simulation.finish(records, args.matches, out)
+    figures = simulation.finish(totals, args.matches, out)
     if args.json:  # the figures alone on standard output; the lines for people on standard error
         print(json.dumps(figures, indent=2, ensure_ascii=False))
         with contextlib.redirect_stdout(sys.stderr):
@@ -668,7 +668,9 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--deals", type=POSITIVE, default=1, help="seeded deals to search from")
             p.add_argument("--seed", type=int, default=1, help="the first deal's seed; the others follow")
             p.add_argument("--full-deck", action="store_true", help="the rules' deck instead of the small deck")
-            p.add_argument("--max-states", type=POSITIVE, metavar="M", help="stop after M states")
+            p.add_argument("--max-states", type=POSITIVE, metavar="M",
+                           help="stop after M states (default: as many as the available memory holds; a larger M "
+                                "is refused)")
             p.add_argument("--emit-scenario", metavar="FILE", help="write the first failure as a scenario")
             p.add_argument("--from", dest="start", metavar="SCENARIO",
                            help="start from this scenario's table (the rules' full deck) instead of deals")

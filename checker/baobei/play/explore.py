@@ -32,9 +32,10 @@ the engine's compiled rules.
 - Stop: at the end of the depth at which a first failure is found, at the depth asked for, or at
   `max_states` new states. A failure comes with the moves from the deal, in the engine's move text.
 - Memory: every state reached is remembered (its key), and the states of a depth and the next are held
-  whole, so a search needs up to STATE_BYTES a state. A limit of more states than the memory available
-  holds is refused before the search begins; without a limit, the search stops at as many states as it
-  holds (reported as stopped there), rather than being killed when the machine runs out of memory.
+  whole, so a search needs up to STATE_BYTES a state. `check_state_budget` refuses a limit of more states
+  than the memory available holds (the command calls it before it searches); without a limit, the search
+  stops at as many states as it holds (reported as stopped there), rather than being killed when the
+  machine runs out of memory.
 """
 
 from __future__ import annotations
@@ -152,21 +153,28 @@ def available_memory() -> int:
     return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
+def states_that_fit(memory: int | None = None) -> int:
+    """How many states a search may hold in `memory` bytes (default: what the machine has available now)."""
+    available = available_memory() if memory is None else memory
+    return max(1, int(available * MEMORY_SHARE) // STATE_BYTES)
+
+
 def check_state_budget(max_states: int | None, memory: int | None = None, option: str = "--max-states") -> int:
     """The state limit a search runs with: `max_states`, refused when its states would not fit in memory
-    (a BaoError naming the `option` that asked for it, before any state is searched); without one, as many
-    as fit. `memory`: the bytes available (default: what the machine has available now)."""
+    (a BaoError naming the `option` that asked for it); without one, as many as fit. For a command to call
+    before it searches: the search functions refuse nothing (a limit worked out from the memory available
+    a moment ago must not be refused now that a little less is), they only fill in a missing limit."""
     available = available_memory() if memory is None else memory
-    usable = int(available * MEMORY_SHARE)
-    fits = max(1, usable // STATE_BYTES)
+    fits = states_that_fit(available)
     if max_states is None:
         return fits
-    if max_states > fits:
-        raise BaoError(f"{option} {max_states:,}: a search of that many states needs about "
-                       f"{_gigabytes(max_states * STATE_BYTES)} of memory ({STATE_BYTES:,} bytes a state), more "
-                       f"than the {_gigabytes(usable)} it may take ({MEMORY_SHARE:.0%} of the "
-                       f"{_gigabytes(available)} available): at most {fits:,} states fit")
-    return max_states
+    if max_states <= fits:
+        return max_states
+    usable = int(available * MEMORY_SHARE)
+    raise BaoError(f"{option} {max_states:,}: a search of that many states needs about "
+                   f"{_gigabytes(max_states * STATE_BYTES)} of memory ({STATE_BYTES:,} bytes a state), more "
+                   f"than the {_gigabytes(usable)} it may take ({MEMORY_SHARE:.0%} of the "
+                   f"{_gigabytes(available)} available): at most {fits:,} states fit")
 
 
 def _gigabytes(n: float) -> str:
@@ -179,7 +187,8 @@ def explore_from(rules: Ruleset, start: State, seed: int, depth: int, max_states
     deals: the way to reach what lies too deep after a deal (the final phase needs two recycles)."""
     if depth < 0 or (max_states is not None and max_states < 1):
         raise BaoError("explore needs a depth of at least 0 and a positive state limit")
-    return search_from(Engine(rules), start, seed, depth, check_state_budget(max_states), where)
+    limit = states_that_fit() if max_states is None else max_states  # none: stop where the memory ends
+    return search_from(Engine(rules), start, seed, depth, limit, where)
 
 
 def search_from(eng: Engine, start: State, seed: int, depth: int, max_states: int | None, where: str) -> Report:
@@ -198,7 +207,8 @@ def explore(rules: Ruleset, players: int, depth: int, deals: int = 1, seed: int 
         raise BaoError("explore needs a depth of at least 0, at least one deal and a positive state limit")
     if not 1 <= players <= len(NAMES):
         raise BaoError(f"{players} players: explore names at most {len(NAMES)}")
-    max_states = check_state_budget(max_states)
+    if max_states is None:  # stop where the memory ends rather than be killed there
+        max_states = states_that_fit()
     played = rules if full_deck else small_deck(rules, players)
     eng = Engine(played)
     search = Search(eng, Report(players, describe(played), seed, deals, depth, property_labels(rules)),

@@ -13,7 +13,9 @@ is comparing terms.
 
 from __future__ import annotations
 
+import os
 import signal
+import threading
 from typing import Any
 
 import z3  # type: ignore[import-untyped]
@@ -280,10 +282,43 @@ def largest(term: Z) -> int | None:
 INTERRUPTED = frozenset({"interrupted from keyboard"})
 
 
+_CTRL_C = threading.Event()  # set by the watcher when Ctrl-C came (see `watch_interrupts`)
+_WATCHING: list[bool] = []
+
+
+def watch_interrupts() -> None:
+    """Make Ctrl-C stop a proof at once, wherever it lands. Z3 would otherwise catch SIGINT for itself during
+    any call and, outside a check, drop it (the command went on). So Z3 is told to leave SIGINT alone
+    (`ctrl_c` off); Python's own handler raises KeyboardInterrupt between calls, and a watcher thread, woken
+    by the signal through the wakeup fd, interrupts a running Z3 call, whose "unknown" `check` then raises
+    as KeyboardInterrupt. Once per process, from the main thread."""
+    if _WATCHING or threading.current_thread() is not threading.main_thread():
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:  # made whole: a context that Ctrl-C cut short in its making fails again when it is collected
+        z3.main_ctx()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    z3.set_param("ctrl_c", False)
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    signal.set_wakeup_fd(write)
+
+    def watch() -> None:
+        while True:
+            signals = os.read(read, 64)
+            if signal.SIGINT in signals:
+                _CTRL_C.set()
+                z3.main_ctx().interrupt()
+
+    threading.Thread(target=watch, name="ctrl-c watcher", daemon=True).start()
+    _WATCHING.append(True)
+
+
 def check(solver: Any, *assumptions: Z) -> Any:
     """`solver.check`, but an interrupt (Ctrl-C) during it is raised as KeyboardInterrupt."""
     answer = solver.check(*assumptions)
-    if answer == z3.unknown and solver.reason_unknown() in INTERRUPTED:
+    if answer == z3.unknown and (_CTRL_C.is_set() or solver.reason_unknown() in INTERRUPTED):
         raise KeyboardInterrupt
     return answer
 

@@ -76,6 +76,7 @@ from .report import (
     scenario_header,
     scenario_table,
 )
+from .terms import watch_interrupts
 from .trace import trace_scenario
 from .translate import Unsupported
 
@@ -526,6 +527,7 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    watch_interrupts()  # Ctrl-C stops the proofs at once, also inside a Z3 call
     began, cpu = time.perf_counter(), cpu_seconds()
     voice = voice_of(args)
     directory = Path(args.rules) if args.rules else default_rules_dir()

@@ -14,6 +14,7 @@ from baobei.engine.state import State
 from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
 from baobei.scenarios.parser import parse_scenario_text
+from baobei.scenarios.runner import ScenarioResult
 from baobei.scenarios.setup import build_table
 from baobei.scenarios.syntax import Table
 from hypothesis import settings
@@ -114,6 +115,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.set_threshold(50_000, 50, 100)
 
 
+def variant_rules(target: Path, edits: tuple[Edit, ...]) -> Path:
+    """A copy of the default rules at `target` with the edits made (tests/variants.py)."""
+    shutil.copytree(default_rules_dir(), target)
+    for file, old, new in edits:
+        if file == "*":
+            edit_all(target, old, new)
+        else:
+            edit_file(target / file, old, new)
+    return target
+
+
 @pytest.fixture
 def make_variant(tmp_path: Path) -> MakeVariant:
     """make_variant(("07_scoring.bao", "old", "new"), ...) -> a fresh edited copy of rules/."""
@@ -122,14 +134,7 @@ def make_variant(tmp_path: Path) -> MakeVariant:
     def make(*edits: Edit) -> Path:
         nonlocal made
         made += 1
-        target = tmp_path / f"rules_variant_{made}"
-        shutil.copytree(default_rules_dir(), target)
-        for file, old, new in edits:
-            if file == "*":
-                edit_all(target, old, new)
-            else:
-                edit_file(target / file, old, new)
-        return target
+        return variant_rules(tmp_path / f"rules_variant_{made}", edits)
 
     return make
 
@@ -186,3 +191,16 @@ def table_state(eng: Engine, text: str, name: str = "units.scenario") -> State:
     scenario = parse_scenario_text(text, name)
     assert isinstance(scenario.setup, Table)
     return build_table(eng, scenario.setup)
+
+
+def around(result: ScenarioResult, line: int) -> tuple[State, State, str]:
+    """(the state before the move on this line of a replay with snapshots, the state after it, its text)."""
+    before = result.trace[0].state
+    for entry in result.trace[1:]:
+        if entry.state is None:
+            continue
+        if entry.pos.line == line:
+            assert before is not None
+            return before, entry.state, entry.text
+        before = entry.state
+    raise AssertionError(f"no move on line {line}")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -32,7 +31,7 @@ from baobei.language.paths import PROJECT_ROOT, default_rules_dir, default_scena
 from baobei.scenarios import syntax as sc
 from baobei.scenarios.parser import parse_scenario_file, parse_scenario_text, scenario_files
 from baobei.scenarios.runner import run_scenario
-from conftest import edit_all, edit_file
+from conftest import variant_rules
 from jsonschema import Draft202012Validator
 from variants import BAO_MIN_SEVEN, ONE_FAMILY, RENAMED_PHASE, SIX_CARDS, THRESHOLD_30, Edit
 
@@ -90,14 +89,7 @@ def options(**given: object) -> argparse.Namespace:
 
 
 def variant(root: Path, edits: tuple[Edit, ...]) -> Path:
-    target = root / "rules"
-    shutil.copytree(default_rules_dir(), target)
-    for file, old, new in edits:
-        if file == "*":
-            edit_all(target, old, new)
-        else:
-            edit_file(target / file, old, new)
-    return target
+    return variant_rules(root / "rules", edits)
 
 
 @pytest.fixture(scope="module")

@@ -40,6 +40,7 @@ from baobei.play.simulate import View, lines_of_play
 from baobei.play.statistics import Key, Statistics, Value
 from baobei.scenarios.parser import parse_scenario_file, parse_scenario_text
 from baobei.scenarios.runner import ScenarioResult, engine_for, run_scenario
+from conftest import around
 
 MakeVariant = Callable[..., Path]
 NS = {"svg": SVG_NS}
@@ -194,17 +195,8 @@ def replayed(name: str) -> ScenarioResult:
     return result
 
 
-def around(name: str, line: int) -> tuple[State, State, str]:
-    result = replayed(name)
-    before = result.trace[0].state
-    for entry in result.trace[1:]:
-        if entry.state is None:
-            continue
-        if entry.pos.line == line:
-            assert before is not None
-            return before, entry.state, entry.text
-        before = entry.state
-    raise AssertionError(f"no move on line {line}")
+def around_line(name: str, line: int) -> tuple[State, State, str]:
+    return around(replayed(name), line)
 
 
 def svg_texts(svg: str) -> list[ET.Element]:
@@ -227,7 +219,7 @@ def test_pictures_show_the_rules_words_for_variables_not_their_names(default_eng
     """No `owed no`, `contenders: none`, `shield: armed`: a variable as its name and raw value (the old
     pictures) appears nowhere; a variable with words appears in them."""
     eng = default_engine
-    for st in around(name, line)[:2]:
+    for st in around_line(name, line)[:2]:
         words = shown_words(table_svg(eng, st))
         for var, decl in eng.rules.variables.items():
             values = st.pvars[var] if decl.per_player else [st.vars.get(var)]
@@ -334,7 +326,7 @@ def sample(d: str) -> Iterator[tuple[float, float]]:
 
 @pytest.mark.parametrize(("name", "line"), ARROW_STEPS)
 def test_arrows_cross_no_words(default_engine: Engine, name: str, line: int) -> None:
-    before, after, text = around(name, line)
+    before, after, text = around_line(name, line)
     for svg in step_pictures(default_engine, before, after, text):
         boxes = list(text_boxes(svg))
         assert any(title for title, _ in arrow_points(svg))

@@ -25,6 +25,7 @@ from baobei.engine.state import State
 from baobei.language.paths import PROJECT_ROOT
 from baobei.scenarios.parser import parse_scenario_file
 from baobei.scenarios.runner import ScenarioResult, engine_for, run_scenario
+from conftest import around
 
 NS = {"svg": SVG_NS}
 
@@ -53,17 +54,6 @@ def cached(name: str) -> ScenarioResult:
     return replay(name)
 
 
-def around(result: ScenarioResult, line: int) -> tuple[State, State, str]:
-    """(the state before the move on this line, the state after it, the move's text)."""
-    before = result.trace[0].state
-    for entry in result.trace[1:]:
-        if entry.state is None:
-            continue
-        if entry.pos.line == line:
-            assert before is not None
-            return before, entry.state, entry.text
-        before = entry.state
-    raise AssertionError(f"no move on line {line}")
 
 
 def pictures(eng: Engine, name: str, line: int) -> tuple[str, str]:

@@ -32,6 +32,7 @@ from .language.errors import (
     read_source,
     write_output,
 )
+from .language.options import at_least
 from .language.paths import PROJECT_ROOT, default_rules_dir, default_scenarios_dir
 from .language.terminal import emit, is_terminal, progress, table
 from .language.words import plural
@@ -493,20 +494,6 @@ def build_site(args: argparse.Namespace) -> int:
          f"{report.size / 1e6:.1f} MB in {report.seconds:.1f}s; open {report.out / 'index.html'} (search needs a "
          f"web server: python -m http.server -d {report.out})", "pass")
     return EXIT_OK
-
-
-def at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse type: a whole number no smaller than `minimum` (a count, a depth, a seed)."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{value} is less than {minimum}")
-        return value
-
-    return parse
 
 
 POSITIVE, NON_NEGATIVE = at_least(1), at_least(0)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from ..language.errors import BaoError
+from ..language.options import at_least
 
 EXIT_SAME, EXIT_DIFFERENT = 0, 1
 
@@ -23,43 +23,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "give it twice: OLD, then NEW")
     p.add_argument("--scenarios", metavar="PATH", action="append", default=None,
                    help="scenario files or folders to replay under both (default: scenarios/); repeat for more")
-    p.add_argument("--players", type=_at_least(1), default=3,
+    p.add_argument("--players", type=at_least(1), default=3,
                    help="players at the table of the searches' deals and of the matches played")
     p.add_argument("--seed", type=int, default=1, help="the first deal's seed, and the campaigns' seed")
-    p.add_argument("--matches", type=_at_least(0), default=40,
+    p.add_argument("--matches", type=at_least(0), default=40,
                    help="matches played under each version, the same seeds for both (0: leave play out)")
     p.add_argument("--policy", default=None, help="how the simulated players choose (default: OLD's first policy "
                    "when NEW declares it too, else random)")
-    p.add_argument("--max-turns", type=_at_least(1), default=1000,
+    p.add_argument("--max-turns", type=at_least(1), default=1000,
                    help="the turn cap of a simulated round (the rules set none)")
-    p.add_argument("--workers", type=_at_least(1), default=None,
+    p.add_argument("--workers", type=at_least(1), default=None,
                    help="worker processes for the matches (default: every core)")
-    p.add_argument("--depth", type=_at_least(0), default=8,
+    p.add_argument("--depth", type=at_least(0), default=8,
                    help="moves after a seeded deal that the searches follow (properties, situations)")
-    p.add_argument("--deals", type=_at_least(1), default=1, help="seeded deals the searches start from")
-    p.add_argument("--table-depth", type=_at_least(0), default=2,
+    p.add_argument("--deals", type=at_least(1), default=1, help="seeded deals the searches start from")
+    p.add_argument("--table-depth", type=at_least(0), default=2,
                    help="moves after each scenario's table that the search for a situation follows")
-    p.add_argument("--max-states", type=_at_least(1), default=3000,
+    p.add_argument("--max-states", type=at_least(1), default=3000,
                    help="states each search judges at most (per version; per search for the situation)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON (schema: "
                    "docs/compare.schema.json; also written to OUT/compare.json); the lines for people go to "
                    "standard error")
     p.add_argument("--out", metavar="DIR", default="comparison",
                    help="where compare.json, the situation's scenario, the counterexamples and the plots go")
-
-
-def _at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse type: a whole number no smaller than `minimum` (argparse reports anything else)."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{value} is less than {minimum}")
-        return value
-
-    return parse
 
 
 def run_compare(args: argparse.Namespace) -> int:

@@ -393,3 +393,58 @@ PROOFS_ISSUE: dict[str, Planted] = {
 }
 
 ALL: dict[str, Planted] = {**ISSUE, **PER_INVARIANT, **PROOFS_ISSUE}
+
+# ---------------------------------------------------------------- what the players know (D12)
+# Slips that only change who knows a card. The properties that catch them read `knows`, so explore judges them in
+# a search that keeps knowledge in every state (`explore(..., knowledge=True)`, `baobei explore --knowledge`,
+# verify's "knowing" search). Each entry's depth is that search's.
+
+# The discard pile declared face down (copied from the draw pile's line): the neutral card and every discard lie
+# hidden ([P10]: the top discard is always visible). Caught by discard_top_known in the dealt state.
+DISCARD_FACE_DOWN = Planted((("02_setup.bao", "pile discard_pile face up", "pile discard_pile face down"),),
+                            "invariant discard_top_known", 0)
+
+# The own draw shown to everyone instead of looked at secretly ([P24]). Caught by drawn_cards_secret at the
+# first draw.
+OWN_DRAW_SHOWN = Planted((("03_turn.bao", "    } else {\n      peek actor c\n", "    } else {\n      show c\n"),),
+                         "invariant drawn_cards_secret", 5)
+
+# The Schuhschnabel's two cards shown to everyone instead of looked at secretly ([P140]). Caught by
+# drawn_cards_secret when the ability draws, from the table of a scenario with a Schuhschnabel.
+SCHUHSCHNABEL_SHOWS = Planted((
+    ("05_abilities.bao", "    draw into hand(actor) as x\n    peek actor x\n",
+     "    draw into hand(actor) as x\n    show x\n"),),
+    "invariant drawn_cards_secret", 3, table="birds/schuhschnabel_double_exchange")
+
+# "The players must adjust their memory" ([P132]) read as "they lose track": the Ara's swap makes everyone
+# forget both cards. Caught by knowledge_kept_until_shuffled at the swap.
+ARA_SWAP_FORGETS = Planted((
+    ("05_abilities.bao", "  do { swap card_at(a) with card_at(b) }\n\nability look_and_swap",
+     "  do {\n    swap card_at(a) with card_at(b)\n    forget card_at(a)\n    forget card_at(b)\n  }\n\n"
+     "ability look_and_swap"),),
+    "invariant knowledge_kept_until_shuffled", 3, table="birds/ara_swaps_unseen",
+    players=3)
+
+# The Riesentukan's card is looked at by the player who receives it ([P135]: put in unseen). Caught by
+# looks_stay_secret: the user's move teaches another player a card nobody else knows.
+RIESENTUKAN_SEEN_BY_RECEIVER = Planted((
+    ("05_abilities.bao", "    draw into free_slot(victim, none) as c\n",
+     "    draw into free_slot(victim, none) as c\n    if c != none { peek victim c }\n"),),
+    "invariant looks_stay_secret", 3, table="birds/riesentukan_adds_card")
+
+KNOWLEDGE: dict[str, Planted] = {
+    "discard_face_down": DISCARD_FACE_DOWN, "own_draw_shown": OWN_DRAW_SHOWN,
+    "schuhschnabel_shows": SCHUHSCHNABEL_SHOWS, "ara_swap_forgets": ARA_SWAP_FORGETS,
+    "riesentukan_seen_by_receiver": RIESENTUKAN_SEEN_BY_RECEIVER,
+}
+
+# Two more slips of this kind that no property states, each caught by scenarios only (tests/test_knowledge.py): a
+# Weisspelikan's secret look made a `show`, and the under-pile declared face up (the Schuhschnabel's replaced
+# cards shown). To state them, a transition invariant would have to tell which ability a step belongs to (only
+# the Braunpelikan may show a card to everyone; only an exchange pushes cards under the pile unseen), and
+# transition invariants see only who moved and whether the move was an ability (rules/09_invariants.bao says so).
+UNSTATED: dict[str, Planted] = {
+    "weisspelikan_shows": Planted((("05_abilities.bao", "  do { peek actor card_at(target) }\n",
+                                    "  do { show card_at(target) }\n"),), "", 0),
+    "under_pile_face_up": Planted((("02_setup.bao", "pile under_pile face down", "pile under_pile face up"),), "", 0),
+}

@@ -13,7 +13,15 @@ from baobei.language.errors import BaoError
 from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
 from baobei.language.small_deck import DEFAULT_SPARE, deal_size, small_deck
-from baobei.play.explore import explore, failure_scenario, knowledge_phases, report_lines, state_key
+from baobei.play.explore import (
+    explore,
+    failure_scenario,
+    knowing_properties,
+    knowledge_phases,
+    report_lines,
+    state_key,
+    without_properties,
+)
 from baobei.play.tables import explore_tables, scenario_tables
 from baobei.scenarios.parser import parse_scenario_text
 from baobei.scenarios.setup import build_table
@@ -76,13 +84,15 @@ CATCHING_SCENARIO = {
 SCENARIOS = default_rules_dir().parent / "scenarios"
 
 
-def find(variant: Path, planted: Planted) -> tuple[str, str, str]:
-    """Explore a variant as the planted bug says; the first failure's message, last move and scenario."""
+def find(variant: Path, planted: Planted) -> tuple[str, str, str, list[str]]:
+    """Explore a variant as the planted bug says; the first failure's message, last move and scenario, and
+    the properties the search left out (they read knowledge)."""
     report = explore(load_ruleset(variant), 2, planted.depth, planted.deals, planted.seed)
     assert {planted.expected, *planted.also} <= set(report.failures), "\n".join(report_lines(report))
     first = report.first_failure()
     assert first is not None and first.depth == report.failures[planted.expected].depth <= planted.depth
-    return first.message, first.moves[-1] if first.moves else "", failure_scenario(first, report.deck)
+    return (first.message, first.moves[-1] if first.moves else "", failure_scenario(first, report.deck),
+            report.left_out)
 
 
 def replays_to(variant: Path, scenario: str, tmp_path: Path, capsys: Capture) -> str:
@@ -97,9 +107,12 @@ def replays_to(variant: Path, scenario: str, tmp_path: Path, capsys: Capture) ->
 def check_found(name: str, make_variant: MakeVariant, tmp_path: Path, capsys: Capture) -> None:
     planted = ALL[name]
     variant = make_variant(*planted.edits)
-    message, last, scenario = find(variant, planted)
+    message, last, scenario, left_out = find(variant, planted)
     out = replays_to(variant, scenario, tmp_path, capsys)
-    if last:  # the last move fails, with the message the search gave
+    earlier = [label for label in left_out if f"invariant {label.split()[-1]} (" in out]
+    if earlier:  # a property the search left out fails first in the replay (a drawn card nobody looked at)
+        assert "FAIL " in out, out
+    elif last:  # the last move fails, with the message the search gave
         assert f"step: {last}\n" in out and message in out, out
     else:  # the dealt state itself: its expectation of the invariant fails
         assert "step: expect value" in out and "actual false" in out, out
@@ -151,10 +164,12 @@ def test_three_players_and_several_deals_break_nothing_either() -> None:
 
 
 def test_states_reached_in_either_order_are_one(default_engine: Engine) -> None:
-    eng = Engine(small_deck(default_engine.rules, 2))
+    rules = default_engine.rules
+    assert knowledge_phases(Engine(rules)) is None  # properties read knowledge: explore leaves them out
+    eng = Engine(small_deck(without_properties(rules, frozenset(knowing_properties(rules))), 2))
     st, _ = eng.new_match(["alice", "bob"], 1)
     knowing = knowledge_phases(eng)
-    assert knowing == frozenset({"peek"})  # only the initial peek reads knowledge
+    assert knowing == frozenset({"peek"})  # without them, only the initial peek reads knowledge
     moves = {eng.describe(st, m): m for m in eng.legal_moves(st)}
     one, other = st.copy(), st.copy()
     orders = (("alice look slot=alice.1", "bob look slot=bob.2"), ("bob look slot=bob.2", "alice look slot=alice.1"))

@@ -407,7 +407,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
         report = explore_from(rules, *start_state(rules, Path(args.start)), args.depth, max_states,
                               where=f"the table of {args.start}")
     else:
-        report = explore(rules, args.players, args.depth, args.deals, args.seed, args.full_deck, max_states)
+        report = explore(rules, args.players, args.depth, args.deals, args.seed, args.full_deck, max_states,
+                         args.knowledge)
     say = sys.stderr if args.json else sys.stdout  # with --json, standard output carries the JSON alone
     for line in report_lines(report):
         print(line, file=say)
@@ -659,6 +660,9 @@ def build_parser() -> argparse.ArgumentParser:
                            help="stop after M states (default: as many as the available memory holds; a larger M "
                                 "is refused)")
             p.add_argument("--emit-scenario", metavar="FILE", help="write the first failure as a scenario")
+            p.add_argument("--knowledge", action="store_true",
+                           help="also judge the properties that read who knows a card (left out by default: "
+                                "knowledge then is part of every state, and the search reaches fewer depths)")
             p.add_argument("--from", dest="start", metavar="SCENARIO",
                            help="start from this scenario's table (the rules' full deck) instead of deals")
             p.add_argument("--json", action="store_true",

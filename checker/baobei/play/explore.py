@@ -25,6 +25,11 @@ the engine's compiled rules.
   the round never enters such a phase again once it has left it. If a move does, a failure found is
   still real (its moves replay it), but when none is found the search starts over with knowledge in
   every key.
+- Properties that read knowledge themselves (`knows` in an invariant or progress property): with them,
+  knowledge must be part of every key, and a search from a deal grows hundreds of times. `explore`
+  therefore leaves them out by default, listed as left out in its report, and judges them with
+  `knowledge=True` (`--knowledge`): every property then, knowledge in every key, fewer depths within the
+  same number of states. A search from given tables (explore_from) judges every property.
 - Properties: the deal and every new state are judged against every state invariant and every
   progress property; every move, also one into a known state, against every transition invariant
   (over the state before the move and the state after it has settled). A legal move the engine
@@ -40,6 +45,7 @@ the engine's compiled rules.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Iterable
@@ -112,6 +118,7 @@ class Report:
     returned: bool = False  # ... and a move entered such a phase again: `holds` would not be exact
     failures: dict[str, Failure] = field(default_factory=dict)
     start: str = ""  # where the search began when not from deals (explore_from)
+    left_out: list[str] = field(default_factory=list)  # properties not judged: they read knowledge
 
     @property
     def states(self) -> int:
@@ -201,25 +208,51 @@ def search_from(eng: Engine, start: State, seed: int, depth: int, max_states: in
 
 
 def explore(rules: Ruleset, players: int, depth: int, deals: int = 1, seed: int = 1, full_deck: bool = False,
-            max_states: int | None = None) -> Report:
-    """Search breadth first from `deals` seeded deals, `depth` moves deep at most (see the module's doc)."""
+            max_states: int | None = None, knowledge: bool = False) -> Report:
+    """Search breadth first from `deals` seeded deals, `depth` moves deep at most (see the module's doc).
+    `knowledge`: also judge the properties that read who knows a card (else left out, see the module's doc)."""
     if depth < 0 or deals < 1 or (max_states is not None and max_states < 1):
         raise BaoError("explore needs a depth of at least 0, at least one deal and a positive state limit")
     if not 1 <= players <= len(NAMES):
         raise BaoError(f"{players} players: explore names at most {len(NAMES)}")
     if max_states is None:  # stop where the memory ends rather than be killed there
         max_states = states_that_fit()
-    played = rules if full_deck else small_deck(rules, players)
+    left_out = [] if knowledge else knowing_properties(rules)
+    judged = without_properties(rules, frozenset(left_out))
+    played = judged if full_deck else small_deck(judged, players)
     eng = Engine(played)
-    search = Search(eng, Report(players, describe(played), seed, deals, depth, property_labels(rules)),
-                    max_states, knowledge_phases(eng))
-    report = search.run()
+
+    def fresh() -> Report:
+        labels = property_labels(judged)
+        return Report(players, describe(played), seed, deals, depth, labels,
+                      left_out=[label for label in property_labels(rules) if label not in labels])
+
+    report = Search(eng, fresh(), max_states, knowledge_phases(eng)).run()
     if report.returned and not report.failures:
         # A move entered a phase that reads knowledge again, so merged states may have had other futures:
         # a failure found is real (its moves replay it), but `holds` needs the search without merging.
-        report = Search(eng, Report(players, describe(played), seed, deals, depth, property_labels(rules)),
-                        max_states, None).run()
+        report = Search(eng, fresh(), max_states, None).run()
     return report
+
+
+def knowing_properties(rules: Ruleset) -> list[str]:
+    """The invariants and progress properties that read who knows a card, directly or through a definition."""
+    readers = _knowledge_readers(rules)
+
+    def reads(e: s.Expr | None) -> bool:
+        return e is not None and bool((called(e) | free_names(e)) & readers)
+
+    names = [i.ident for i in rules.invariants.values() if reads(i.when) or reads(i.holds)]
+    return names + [p.ident for p in rules.progress.values() if reads(p.when)]
+
+
+def without_properties(rules: Ruleset, names: frozenset[str]) -> Ruleset:
+    """The rules with the named properties left out (the same game: only what is judged differs)."""
+    if not names:
+        return rules
+    return dataclasses.replace(
+        rules, invariants={k: v for k, v in rules.invariants.items() if k not in names},
+        progress={k: v for k, v in rules.progress.items() if k not in names})
 
 
 class Search:
@@ -451,6 +484,9 @@ def report_lines(report: Report) -> list[str]:
         lines.append("  knowledge was merged outside the phases that read it, and a move entered such a phase "
                      "again: the failures are real, a `holds` may have missed states")
     reach = "every reachable state of the round" if r.exhausted else f"explored to depth {r.complete}"
+    if r.left_out:
+        lines.append(f"  left out: {', '.join(r.left_out)} (they read who knows a card, which would have to be "
+                     "part of every state: judged with --knowledge)")
     for label in [*r.labels, RULES_RUN]:
         f = r.failures.get(label)
         shown = label if label != RULES_RUN else "rules: every legal move can be carried out"
@@ -476,7 +512,7 @@ def report_json(report: Report) -> dict[str, Any]:
     return {"players": r.players, "deck": r.deck, "seed": r.seed, "deals": r.deals, "depth": r.depth,
             "start": r.start or None, "states": r.states, "moves": r.moves, "seconds": round(r.seconds, 3),
             "per_depth": list(r.per_depth), "complete_depth": r.complete, "exhausted": r.exhausted,
-            "truncated": r.truncated, "properties": verdicts}
+            "truncated": r.truncated, "properties": verdicts, "left_out": list(r.left_out)}
 
 
 def failure_scenario(failure: Failure, deck: str) -> str:

@@ -73,6 +73,8 @@ class BmcReport:
     players: int
     depth: int = -1  # the deepest depth every property was judged at
     findings: dict[str, Finding] = field(default_factory=dict)
+    # The properties the relation cannot state (a construct it does not follow), with why: left to the searches.
+    unstated: dict[str, str] = field(default_factory=dict)
     disagreements: list[str] = field(default_factory=list)
     refinements: int = 0
     bound_reached: bool = False
@@ -170,6 +172,15 @@ class Unrolling:
         assert isinstance(prop.decl, s.ProgressDecl)
         return T.implies(T.and_(self.ok(k), self.when(prop.decl, st)), self.rel.someone_moves(st))
 
+    def stated(self, prop: Prop, k: int, report: BmcReport) -> Z | None:
+        """holds(), or None (noted in the report) for a property whose expression the relation cannot
+        follow: one such property leaves the others judged."""
+        try:
+            return self.holds(prop, k)
+        except Unsupported as err:
+            report.unstated[prop.label] = f"the transition relation cannot state it: {err.what}"
+            return None
+
     def when(self, decl: s.ProgressDecl, st: SymState) -> Z:
         if decl.when is None:
             return T.TRUE
@@ -187,7 +198,7 @@ class Unrolling:
                     timeout_ms: int) -> tuple[list[Prop], bool]:
         """Ask for a violation of each open property at depth k; returns the properties that hold there
         and whether the depth was judged completely (no timeout)."""
-        formulas = {p.label: f for p in open_props if (f := self.holds(p, k)) is not None}
+        formulas = {p.label: f for p in open_props if (f := self.stated(p, k, report)) is not None}
         pending = dict(formulas)
         deadline = time.perf_counter() + timeout_ms / 1000  # for the whole depth, refinements included
         while pending:
@@ -316,7 +327,7 @@ def _bmc(rules: Ruleset, players: int, depth: int, seconds: float, settle: int, 
             break
         report.depth = k
         report.depth_seconds.append(time.perf_counter() - started)
-        open_props = [p for p in open_props if p.label not in report.findings]
+        open_props = [p for p in open_props if p.label not in report.findings and p.label not in report.unstated]
         progress(k, time.perf_counter() - began)
         if BOUNDS in report.findings:
             report.bound_reached = True
@@ -336,7 +347,7 @@ def search(rules: Ruleset, players: int, depth: int, labels: set[str], settle: i
     for _ in range(depth):
         unrolling.extend()
     props = [p for p in unrolling.props if p.label in labels]
-    goals = [(p, k, f) for k in range(depth + 1) for p in props if (f := unrolling.holds(p, k)) is not None]
+    goals = [(p, k, f) for k in range(depth + 1) for p in props if (f := unrolling.stated(p, k, report)) is not None]
     while True:
         answer = T.check(unrolling.solver, T.or_(*[T.not_(f) for _, _, f in goals]))
         if answer != z3.sat:

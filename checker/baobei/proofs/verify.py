@@ -55,7 +55,7 @@ from ..language.small_deck import small_deck
 from ..language.terminal import emit as show_line
 from ..language.terminal import progress
 from ..language.words import plural
-from ..play.explore import NAMES, Failure, Report, explore, failure_scenario
+from ..play.explore import NAMES, Failure, Report, explore, failure_scenario, knowing_properties
 from ..play.tables import DEFAULT_TABLE_DEPTH, Start, TablesReport, explore_tables, scenario_tables
 from ..scenarios.parser import parse_scenario_text
 from ..scenarios.runner import check_invariants
@@ -119,6 +119,8 @@ class Searches:
     tables: Path | None = None  # the scenarios whose tables are searched too (None: none)
     table_depth: int = DEFAULT_TABLE_DEPTH
     done: dict[int, Report] = field(default_factory=dict)
+    # The search that keeps knowledge in every state, for the properties that read it (play/explore.py).
+    knowing: dict[int, Report] = field(default_factory=dict)
     from_tables: dict[int, TablesReport] = field(default_factory=dict)
     _starts: dict[int, list[Start]] | None = None
     _skipped: int = 0
@@ -132,6 +134,22 @@ class Searches:
             self.done[players] = explore(self.rules, players, self.depth, self.deals, max_states=self.states)
         return self.done[players]
 
+    def knowing_report(self, players: int) -> Report | None:
+        """The search for the properties that read knowledge (None when no property does)."""
+        if not knowing_properties(self.rules):
+            return None
+        if players not in self.knowing:
+            self.tell(f"  ... exploring the rounds of {players} players with who knows which card: depth "
+                      f"{self.depth} at most, {self.states:,} states at most")
+            self.knowing[players] = explore(self.rules, players, self.depth, self.deals, max_states=self.states,
+                                            knowledge=True)
+        return self.knowing[players]
+
+    def report_for(self, prop: Property, players: int) -> Report:
+        """The search that judged `prop`: the one keeping knowledge when `prop` reads it."""
+        knowing = self.knowing_report(players) if prop.ident in knowing_properties(self.rules) else None
+        return knowing if knowing is not None else self.report(players)
+
     def prepare(self) -> None:
         """Compile the engine and read the scenario tables once, for every player count."""
         if self.tables is None or self.table_depth < 1:
@@ -141,9 +159,11 @@ class Searches:
         if self._starts is None:
             self._starts, self._skipped = scenario_tables(self._engine, self.tables)
 
-    def keep(self, players: int, report: Report, tables: TablesReport | None) -> None:
+    def keep(self, players: int, report: Report, knowing: Report | None, tables: TablesReport | None) -> None:
         """The reports of one player count, made elsewhere (a worker process)."""
         self.done[players] = report
+        if knowing is not None:
+            self.knowing[players] = knowing
         if tables is not None:
             self.from_tables[players] = tables
 
@@ -224,7 +244,8 @@ def _judge_count(players: int) -> tuple[int, bytes | None]:
     them cannot be pickled: the parent then judges that count itself)."""
     assert _WORK is not None
     searches, relations = _WORK
-    judged = (players, searches.report(players), searches.tables_report(players), relations.report(players))
+    judged = (players, searches.report(players), searches.knowing_report(players), searches.tables_report(players),
+              relations.report(players))
     try:
         return players, pickle.dumps(judged)
     except (pickle.PicklingError, TypeError, AttributeError):
@@ -245,8 +266,8 @@ def judge_counts(searches: Searches, relations: Relations, counts: list[int], wo
         with multiprocessing.get_context("fork").Pool(min(workers, len(todo)), initializer=ignore_interrupts) as pool:
             for players, data in pool.imap_unordered(_judge_count, todo):
                 if data is not None:
-                    _, report, tables, transitions = pickle.loads(data)
-                    searches.keep(players, report, tables)
+                    _, report, knowing, tables, transitions = pickle.loads(data)
+                    searches.keep(players, report, knowing, tables)
                     relations.done[players] = transitions
     finally:
         _WORK = None
@@ -324,7 +345,7 @@ def judge_one(rules: Ruleset, prop: Property, players: int, searches: Searches, 
         proof = prove(rules, prop, players)
         if proof.status == "proved" or not searched(prop):
             return Result(prop, players, proof), Verdict("placement" if reads_places(prop) else "state"), proof
-    report, relation = searches.report(players), relations.report(players)
+    report, relation = searches.report_for(prop, players), relations.report(players)
     outcome = judged(prop, report, relation, proof, searches.tables_report(players))
     return Result(prop, players, outcome), search_verdict(label_of(prop), outcome, relation, report), proof
 
@@ -409,7 +430,8 @@ def judged(prop: Property, report: Report, relation: Transitions, over_every_sta
     if over_every_state is not None and over_every_state.status == "violated":
         parts.append("over arbitrary states Z3 finds a counterexample, a state no round reaches")
     status = "inductive" if relation.induction is not None and label in relation.induction.inductive else \
-        "bounded" if relation.bmc is not None and relation.bmc.depth >= 0 else \
+        "bounded" if relation.bmc is not None and relation.bmc.depth >= 0 and label not in relation.bmc.unstated \
+        else \
         "explored" if report.complete >= 0 else "unknown"
     cti = relation.induction.ctis.get(label, []) if relation.induction is not None else []
     return Outcome(status, own, "; ".join(p for p in parts if p), cti=cti)
@@ -419,6 +441,8 @@ def relation_detail(label: str, relation: Transitions) -> str:
     if relation.bmc is None:
         return relation.error
     b = relation.bmc
+    if label in b.unstated:
+        return b.unstated[label]
     if b.depth < 0:
         return "Z3 judged no depth in its time"
     text = f"bounded to {b.depth} move{'s' if b.depth != 1 else ''} (Z3 over every deal of the small deck)"
@@ -654,6 +678,10 @@ def shared_lines(players: int, t: Transitions | None, searches: Searches, verbos
     report = searches.done.get(players)
     if report is not None:
         out.append((f"search    {players} players: {search_detail(report)} in {report.seconds:.1f}s", False))
+    knowing = searches.knowing.get(players)
+    if knowing is not None:
+        out.append((f"knowing   {players} players: {search_detail(knowing)}, who knows which card kept in "
+                    f"every state, in {knowing.seconds:.1f}s", False))
     tables = searches.from_tables.get(players)
     if tables is not None and tables.tables:
         out.append((f"tables    {players} players: {tables_detail(tables)} in {tables.seconds:.1f}s", False))
@@ -675,7 +703,7 @@ def summary_line(results: list[Result], judged_count: int, counts: list[int], be
 
 def shared_details(searches: Searches) -> set[str]:
     """What the lines of the shared work say already (the searches' reach): no explanation repeats it."""
-    return {search_detail(r) for r in searches.done.values()} | {
+    return {search_detail(r) for r in [*searches.done.values(), *searches.knowing.values()]} | {
         tables_detail(t) for t in searches.from_tables.values()}
 
 
@@ -759,18 +787,19 @@ def result_json(r: Result, v: Verdict) -> dict[str, object]:
 def shared_json(verified: Verified) -> dict[str, object]:
     """Per player count (as a string): the engine searches and the relation, what they reached, their times."""
     searches = verified.searches
-    return {str(n): shared_count_json(searches.done.get(n), searches.from_tables.get(n), verified.relations.get(n))
+    return {str(n): shared_count_json(searches.done.get(n), searches.knowing.get(n), searches.from_tables.get(n),
+                                    verified.relations.get(n))
             for n in sorted(set(verified.relations) | set(searches.done))}
 
 
-def shared_count_json(report: Report | None, tables: TablesReport | None,
+def shared_count_json(report: Report | None, knowing: Report | None, tables: TablesReport | None,
                       t: Transitions | None) -> dict[str, object]:
-    search = None if report is None else {"depth": report.complete, "states": report.states,
-                                          "seconds": round(report.seconds, 3)}
+    search, knowing_search = ({"depth": r.complete, "states": r.states, "seconds": round(r.seconds, 3)}
+                              if r is not None else None for r in (report, knowing))
     from_tables = None if tables is None or not tables.tables else {
         "depth": tables.depth, "tables": tables.tables, "states": tables.states, "seconds": round(tables.seconds, 3)}
     relation = None if t is None or t.bmc is None else {"depth": t.bmc.depth, "seconds": round(t.bmc.seconds, 3)}
-    return {"search": search, "tables": from_tables, "relation": relation}
+    return {"search": search, "knowing": knowing_search, "tables": from_tables, "relation": relation}
 
 
 def relation_lines(players: int, t: Transitions, verbose: bool = False) -> list[tuple[str, bool]]:

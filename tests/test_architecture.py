@@ -14,7 +14,8 @@ from pathlib import Path
 from baobei.language.paths import PROJECT_ROOT
 
 PACKAGE = PROJECT_ROOT / "checker" / "baobei"
-STAGES = ["language", "engine", "scenarios", "referee", "play", "game", "bindings", "proofs", "compare", "docs", "cli"]
+STAGES = ["language", "engine", "scenarios", "referee", "play", "game", "bindings", "proofs", "compare", "docs", "desk",
+          "cli"]
 
 
 def module_name(path: Path) -> str:

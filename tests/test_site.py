@@ -20,7 +20,8 @@ from baobei.docs.site import build_site
 from baobei.language.errors import BaoError
 from baobei.language.paths import PROJECT_ROOT
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# BAOBEI_CHROMIUM: a Chromium that is not on the PATH (.ci/run unpacks one from the Debian packages).
+CHROMIUM = os.environ.get("BAOBEI_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 # The site is built once: every test of this module runs in the same process (--dist loadscope).
 # CI installs Chromium (.ci/run): there, a missing browser is a failure, never a silent skip.
 needs_browser = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"),

@@ -475,6 +475,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return run_compare(args)
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .desk.server import serve
+
+    serve(_rules_dir(args), args.host, args.port, open_browser=not args.no_open,
+          say=lambda text: emit(text, "pass", err=True))
+    return EXIT_OK
+
+
 def cmd_docs(args: argparse.Namespace) -> int:
     from .docs.generate import run_docs
 
@@ -514,6 +522,7 @@ EXIT_CODES = {
            "that does not parse, or fails before the line).",
     "compare": "Exit 0 when the two versions of the rules give the same answers, 1 when they differ, 2 for bad "
                "input.",
+    "serve": "Serves until Ctrl-C (exit 130); exit 2 for bad input (a port in use, rules that do not load).",
     "referee": "Exit 0 when every move of every log is legal and every claim right, 1 at an illegal move, an "
                "impossible random outcome or a wrong claim (with the line, the rule and the table), 2 when a log is "
                "malformed (the other logs are still judged).",
@@ -577,6 +586,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "decisive one first; without a move, every legal move of every player", cmd_why),
         ("compare", "what a change of the rules does: answers, properties, the shortest situation that tells two "
                     "versions apart, and play side by side", cmd_compare),
+        ("serve", "the rules desk in the browser: set up a table, play and refuse moves, step through a scenario or "
+                  "a game log, undo, export the session as a scenario (local, offline)", cmd_serve),
     ]
     for name, help_text, func in commands:
         p = sub.add_parser(name, help=help_text, description=f"{help_text}. {EXIT_CODES.get(name, EXIT_TEXT)}",
@@ -721,6 +732,11 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--workers", type=POSITIVE, default=None,
                            help="processes judging the player counts side by side (default: every core); the "
                                 "results are the same")
+        elif name == "serve":
+            p.add_argument("--port", type=NON_NEGATIVE, default=8765, help="the port to listen on (0: any free one)")
+            p.add_argument("--host", default="127.0.0.1",
+                           help="the address to listen on (the desk is for this machine: keep 127.0.0.1)")
+            p.add_argument("--no-open", action="store_true", help="do not open the desk in the browser")
         elif name == "docs":
             p.add_argument("--check", action="store_true", help="exit 1 when a generated file differs")
             p.add_argument("--out", metavar="DIR", default=None, help="output directory (default: docs/)")

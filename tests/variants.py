@@ -54,7 +54,11 @@ SEAT_ORDER: tuple[Edit, ...] = (
 TWO_ATTEMPTS: tuple[Edit, ...] = (("04_pluck.bao", "attempts 1 open 1", "attempts 2 open 1"),)
 
 # The discard pile lies face down: nobody learns a discarded card.
-FACE_DOWN_DISCARD: tuple[Edit, ...] = (("02_setup.bao", "pile discard_pile face up", "pile discard_pile face down"),)
+# The variant's own point is a hidden top discard: the property stating the opposite says nothing in it.
+FACE_DOWN_DISCARD: tuple[Edit, ...] = (
+    ("02_setup.bao", "pile discard_pile face up", "pile discard_pile face down"),
+    ("09_invariants.bao", "  holds all p in players: knows(p, top(discard_pile))\n", "  holds true\n"),
+)
 
 # An invented ability that takes a card from another player, written with no line about the shield.
 STEAL: tuple[Edit, ...] = (
@@ -92,6 +96,9 @@ step keep_or_bury() "Invented: keep the handed card on a new slot, or put it und
   do { if keep_it { move held to free_slot(actor, none) } else { move held to under_pile } }
 
 ability peek """),
+    # The giver may know the handed card: a card in a hand is known to its holder, no longer to the holder alone.
+    ("09_invariants.bao", "all c in held(p): knows(p, c) and (all q in others(p): not knows(q, c))\n",
+     "all c in held(p): knows(p, c)\n"),
 )
 
 # Every variant that plays whole games (random play, JSON round trips, move texts).

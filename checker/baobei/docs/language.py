@@ -135,8 +135,10 @@ def _properties(rules: Ruleset) -> list[str]:
         "them transition invariants.",
         "- `progress NAME \"title\" CITATION [{ when EXPR }]`: in every reachable state in which `when` holds "
         f"(always, without the block), somebody has a legal move. These rules declare {len(rules.progress)}.",
-        "- `baobei explore` judges all of them in every state it reaches from seeded deals; `baobei verify` "
-        "uses the same search for what Z3 cannot prove.",
+        "- `baobei explore` judges all of them in every state it reaches from seeded deals, but those that read "
+        "who knows a card (`knows`) only with `--knowledge`: they make knowledge part of every state, which "
+        "multiplies the states of a search. `baobei verify` uses the same searches (one of them keeping "
+        "knowledge) for what Z3 cannot prove.",
     ]
 
 

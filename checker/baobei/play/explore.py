@@ -53,8 +53,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.engine import Engine, invariant_message, progress_message
+from ..engine.incremental import Idle, IncrementalJudge
 from ..engine.move import Move
 from ..engine.notation import scenario_move_text
+from ..engine.reads import changed_parts
 from ..engine.state import State
 from ..language import syntax as s
 from ..language.errors import BaoError, EngineError
@@ -119,6 +121,7 @@ class Report:
     failures: dict[str, Failure] = field(default_factory=dict)
     start: str = ""  # where the search began when not from deals (explore_from)
     left_out: list[str] = field(default_factory=list)  # properties not judged: they read knowledge
+    with_knowledge: bool = False  # asked to keep knowledge in every key (explore's `knowledge`)
 
     @property
     def states(self) -> int:
@@ -224,7 +227,7 @@ def explore(rules: Ruleset, players: int, depth: int, deals: int = 1, seed: int 
 
     def fresh() -> Report:
         labels = property_labels(judged)
-        return Report(players, describe(played), seed, deals, depth, labels,
+        return Report(players, describe(played), seed, deals, depth, labels, with_knowledge=knowledge,
                       left_out=[label for label in property_labels(rules) if label not in labels])
 
     report = Search(eng, fresh(), max_states, knowledge_phases(eng)).run()
@@ -268,6 +271,11 @@ class Search:
         self.seen: set[int] = set()
         self.starts: list[State] = []
         self.given: State | None = None  # a state to start from instead of the deals (explore_from)
+        # The invariants are judged where a move can have changed their verdict: a new state's state invariants
+        # from its parent's verdicts, a move's transition invariants from the verdicts over the other moves of
+        # its parent that changed none of what they read (engine/incremental.py).
+        self.judge = IncrementalJudge(eng)
+        self.broken: dict[int, frozenset[str]] = {}  # by id, the states of the frontier that broke an invariant
 
     def key(self, st: State) -> int:
         knowing = self.knowing
@@ -306,8 +314,11 @@ class Search:
     def _level(self, frontier: list[tuple[State, int, Trace]], level: int) -> list[tuple[State, int, Trace]]:
         self.report.per_depth.append(0)
         out: list[tuple[State, int, Trace]] = []
+        parents, self.broken = self.broken, {}
         for st, deal, trace in frontier:
             judged: set[tuple[int, int]] = set()  # (state reached, mover): a transition is judged once
+            idle: Idle = {}  # the transition verdicts over this state's moves that changed nothing they read
+            broken = parents.get(id(st), frozenset())
             for move in list(self.eng.legal_moves(st)):
                 child = self._follow(st, move, deal, trace, level)
                 if child is None:
@@ -316,8 +327,9 @@ class Search:
                 if (key, move.player) in judged:
                     continue
                 judged.add((key, move.player))
-                self._judge_move(st, move, child, deal, (trace, move), level)
-                if self._new(child, key, deal, (trace, move), level):
+                changed = changed_parts(st, child)
+                self._judge_move(st, move, child, (changed, idle), deal, (trace, move), level)
+                if self._new(child, key, deal, (trace, move), level, (st, broken, changed)):
                     out.append((child, deal, (trace, move)))
                 if self.report.truncated:
                     return out
@@ -337,17 +349,29 @@ class Search:
             self.report.returned = True
         return child
 
-    def _judge_move(self, st: State, move: Move, child: State, deal: int, trace: Trace, level: int) -> None:
-        for inv in self.eng.broken_transitions(st, child, move):
+    def _judge_move(self, st: State, move: Move, child: State, seen: tuple[set[str], Idle], deal: int,
+                    trace: Trace, level: int) -> None:
+        """The transition invariants of a move; `seen`: what it changed, and the verdicts kept for its parent."""
+        changed, idle = seen
+        for inv in self.judge.transitions_after(st, child, move, changed, idle):
             self._fail(f"invariant {inv.ident}", invariant_message(inv), deal, trace, level)
 
-    def _new(self, st: State, key: int, deal: int, trace: Trace, level: int) -> bool:
-        """Judge a state first reached now; whether it is new and to be expanded."""
+    def _new(self, st: State, key: int, deal: int, trace: Trace, level: int,
+             parent: tuple[State, frozenset[str], set[str]] | None = None) -> bool:
+        """Judge a state first reached now; whether it is new and to be expanded. `parent`: the state it was
+        reached from, the state invariants that one broke, and what the move changed (None: a start)."""
         if key in self.seen:
             return False
         self.seen.add(key)
         self.report.per_depth[level] += 1
-        for inv in self.eng.broken_invariants(st):
+        if parent is None:
+            broken = list(self.eng.broken_invariants(st))
+        else:
+            before, broken_before, changed = parent
+            broken = self.judge.states_after(before, broken_before, st, changed)
+        if broken:
+            self.broken[id(st)] = frozenset(inv.ident for inv in broken)
+        for inv in broken:
             self._fail(f"invariant {inv.ident}", invariant_message(inv), deal, trace, level)
         for decl in self.eng.deadlocks(st):
             self._fail(f"progress {decl.ident}", progress_message(decl), deal, trace, level)

@@ -461,6 +461,8 @@ def search_detail(report: Report) -> str:
         return "the search stopped before it judged a whole depth"
     reach = "every reachable state of the round" if report.exhausted else \
         f"explored to depth {report.complete} of {report.deals} seeded deal(s)"
+    if report.with_knowledge:
+        reach += ", who knows which card kept in every state"
     return f"{reach} ({report.states:,} states, deck {report.deck.split(' (')[0]})"
 
 
@@ -680,8 +682,7 @@ def shared_lines(players: int, t: Transitions | None, searches: Searches, verbos
         out.append((f"search    {players} players: {search_detail(report)} in {report.seconds:.1f}s", False))
     knowing = searches.knowing.get(players)
     if knowing is not None:
-        out.append((f"knowing   {players} players: {search_detail(knowing)}, who knows which card kept in "
-                    f"every state, in {knowing.seconds:.1f}s", False))
+        out.append((f"knowing   {players} players: {search_detail(knowing)} in {knowing.seconds:.1f}s", False))
     tables = searches.from_tables.get(players)
     if tables is not None and tables.tables:
         out.append((f"tables    {players} players: {tables_detail(tables)} in {tables.seconds:.1f}s", False))

@@ -379,6 +379,23 @@ DECISION_ROUND_ADDS_TOTALS = Planted((
      "  run end_normal_round\n"),),
     "invariant totals_change_at_round_end", 3, table="scoring/decision_round_tied_again", players=3)
 
+# The shield's protection names the active player instead of the caller ("active" is both the shield's state and
+# the player whose turn it is): while the shield is active, the caller's tableau is open to the others, and the
+# active player's is closed. protected_tableau_unchanged reads the protection itself and cannot see it; caught by
+# shield_keeps_caller_tableau, which states [P99] without it, from the table of the protection's own scenario.
+SHIELD_ON_ACTIVE_PLAYER = Planted((
+    ("06_bao.bao", 'tableau of p when p == bao_caller and shield == "active"',
+     'tableau of p when p == active and shield == "active"'),),
+    "invariant shield_keeps_caller_tableau", 3, table="properties/protected_tableau_unchanged",
+    players=3)
+
+# BAO called at the start of the own turn instead of its end (a common misreading of [P87]): the caller skips the
+# turn's action. Caught by bao_called_at_own_turn_end at the first call.
+BAO_AT_TURN_START = Planted((
+    ("06_bao.bao", '  require phase == "turn_end" else "BAO may be called only at the end of one\'s own turn',
+     '  require phase == "turn" else "BAO may be called only at the end of one\'s own turn'),),
+    "invariant bao_called_at_own_turn_end", 5)
+
 PROOFS_ISSUE: dict[str, Planted] = {
     "own_draw_window_for_all": OWN_DRAW_WINDOW_FOR_ALL, "active_plucks_own_discard": ACTIVE_PLUCKS_OWN_DISCARD,
     "gift_not_given": GIFT_NOT_GIVEN, "penalty_only_after_own_draw": PENALTY_ONLY_AFTER_OWN_DRAW,
@@ -389,7 +406,8 @@ PROOFS_ISSUE: dict[str, Planted] = {
     "other_player_calls_again": OTHER_PLAYER_CALLS_AGAIN, "same_player_again": SAME_PLAYER_AGAIN,
     "recycle_takes_the_top": RECYCLE_TAKES_THE_TOP, "under_pile_not_recycled": UNDER_PILE_NOT_RECYCLED,
     "recycle_not_counted": RECYCLE_NOT_COUNTED, "decision_by_totals": DECISION_BY_TOTALS,
-    "decision_round_adds_totals": DECISION_ROUND_ADDS_TOTALS,
+    "decision_round_adds_totals": DECISION_ROUND_ADDS_TOTALS, "shield_on_active_player": SHIELD_ON_ACTIVE_PLAYER,
+    "bao_at_turn_start": BAO_AT_TURN_START,
 }
 
 ALL: dict[str, Planted] = {**ISSUE, **PER_INVARIANT, **PROOFS_ISSUE}

@@ -80,6 +80,8 @@ CATCHING_SCENARIO = {
     "recycle_not_counted": "properties/recycle_keeps_the_top",
     "decision_by_totals": "properties/decision_won_by_noted_score",
     "decision_round_adds_totals": "scoring/decision_round_tied_again",
+    "shield_on_active_player": "properties/protected_tableau_unchanged",
+    "bao_at_turn_start": "bao/call_only_at_end_of_own_turn",
 }
 SCENARIOS = default_rules_dir().parent / "scenarios"
 

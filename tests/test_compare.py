@@ -83,7 +83,8 @@ CASES: dict[str, tuple[tuple[Edit, ...], set[str], bool]] = {
 def options(**given: object) -> argparse.Namespace:
     """The command's options with small budgets and no matches (the play part has a test of its own)."""
     values: dict[str, object] = {"players": 3, "seed": 1, "deals": 1, "depth": 6, "table_depth": 1,
-                                 "max_states": 800, "matches": 0, "policy": None, "max_turns": 1000, "workers": 1}
+                                 "max_states": 800, "matches": 0, "policy": None, "max_turns": 1000, "workers": 1,
+                                 "bmc_depth": 0, "bmc_seconds": 60}
     values.update(given)
     return argparse.Namespace(**values)
 
@@ -175,7 +176,7 @@ def _run(capsys: Capture, *argv: str) -> tuple[int, dict[str, object], str]:
     return code, data, captured.err
 
 
-SMALL = ("--depth", "4", "--table-depth", "1", "--max-states", "300", "--players", "2")
+SMALL = ("--depth", "4", "--table-depth", "1", "--max-states", "300", "--bmc-depth", "1", "--players", "2")
 
 
 def test_identical_rules_give_exit_0_and_list_nothing(tmp_path: Path, capsys: Capture) -> None:
@@ -305,3 +306,44 @@ def test_intervals() -> None:
     same = mean([1.0, 2.0, 3.0])
     assert same.value == 2.0 and mean_test(same, same) == 1.0
     assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+
+
+# ---------------------------------------------------------------- Z3 over the two relations
+
+# The initial peek may not look at a Goldtukan: only a deal that gives a player the Goldtukan tells the versions
+# apart, and the seeded deal below gives it to nobody.
+NO_LOOK_AT_GOLDTUKAN: tuple[Edit, ...] = (
+    ("02_setup.bao", '  require not knows(actor, card_at(slot)) else "each card is looked at only once" § 1.2 [P9]\n',
+     '  require not knows(actor, card_at(slot)) else "each card is looked at only once" § 1.2 [P9]\n'
+     '  require species(card_at(slot)) != "Goldtukan" else "the Goldtukan is not looked at in the initial peek" '
+     "§ 1.2 [P9]\n"),
+)
+
+
+def test_z3_over_the_two_relations_finds_what_the_seeded_searches_miss(tmp_path: Path, capsys: Capture) -> None:
+    """The deal of seed 1 gives nobody the Goldtukan, the scenario's table is past the peek: the engines' searches
+    find nothing; Z3 over every deal finds a look at the Goldtukan, and its scenario parts the versions."""
+    rules = variant(tmp_path, NO_LOOK_AT_GOLDTUKAN)
+    common = ("--rules", str(default_rules_dir()), "--rules", str(rules), "--players", "2", "--matches", "0",
+              "--depth", "4", "--table-depth", "1", "--max-states", "300", "--scenarios",
+              str(default_scenarios_dir() / "turn" / "take_the_discard.scenario"))
+    code, data, _ = _run(capsys, *common, "--bmc-depth", "0", "--out", str(tmp_path / "engines"))
+    assert code == 0 and data["situation"]["found"] is False  # type: ignore[index]
+    code, data, err = _run(capsys, *common, "--out", str(tmp_path / "z3"))
+    situation = data["situation"]
+    assert code == 1 and isinstance(situation, dict) and situation["found"] is True, err
+    assert situation["start"].startswith("a deal Z3 chose") and situation["depth"] == 0
+    assert situation["search"]["bmc"]["found"] == 0 and situation["search"]["bmc"]["candidates"] >= 1
+    assert situation["passes"] == "old" and "Goldtukan" in situation["scenario"]
+    written = tmp_path / "z3" / "situation.scenario"
+    old = run_scenario(parse_scenario_file(written), Engine(load_ruleset(default_rules_dir())))
+    new = run_scenario(parse_scenario_file(written), Engine(load_ruleset(rules)))
+    assert old.failure is None and new.failure is not None and "§ 1.2 [P9]" in new.failure.message
+
+
+def test_z3_over_identical_rules_finds_no_parting_move(tmp_path: Path, capsys: Capture) -> None:
+    copy = variant(tmp_path, ())
+    code, data, _ = _run(capsys, "--rules", str(default_rules_dir()), "--rules", str(copy), *SMALL[:-4],
+                         "--bmc-depth", "2", "--players", "2", "--matches", "0", "--out", str(tmp_path / "out"))
+    bmc = data["situation"]["search"]["bmc"]  # type: ignore[index]
+    assert code == 0 and bmc["found"] == -1 and bmc["depth"] == 2 and not bmc["reason"]

@@ -41,6 +41,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="moves after each scenario's table that the search for a situation follows")
     p.add_argument("--max-states", type=at_least(1), default=3000,
                    help="states each search judges at most (per version; per search for the situation)")
+    p.add_argument("--bmc-depth", type=at_least(0), default=4,
+                   help="moves Z3 unrolls over the two versions' transition relations side by side, from every "
+                        "deal of the small deck, for a parting move shorter than the searches found (0: none)")
+    p.add_argument("--bmc-seconds", type=at_least(1), default=60,
+                   help="seconds Z3 may take over the two relations (the report gives the depth reached)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON (schema: "
                    "docs/compare.schema.json; also written to OUT/compare.json); the lines for people go to "
                    "standard error")

@@ -10,10 +10,14 @@ In the order of cost, and keeping the situation with the fewest moves:
    (`table_depth` moves), all starts advancing together one depth at a time, over every legal move, pairs
    of states reached before followed once, at most `max_states` pairs.
 
+4. Z3's bounded model checking over the two transition relations side by side (proofs/pair.py), up to
+   `bmc_depth` moves, or fewer than the situation found so far: where the searches above see the deals and
+   tables they are given, Z3 sees every deal of the small deck at once, so it finds a parting move that
+   only some deals allow (the legal moves only; results are the engines'). Each path Z3 gives is followed
+   by both engines like a scenario's moves and kept only where they part.
+
 Each split found is written as a scenario and replayed under both versions (situation.py); the first that
-passes under one and fails under the other, with the fewest moves, is the answer. Z3's bounded model
-checking over the two relations is left out: the boundary tables reach the rare situations it would, in
-a fraction of the time.
+passes under one and fails under the other, with the fewest moves, is the answer.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..engine.engine import Engine
 from ..engine.move import Move
@@ -28,6 +33,7 @@ from ..engine.state import State
 from ..language.errors import BaoError
 from ..scenarios import syntax as sc
 from ..scenarios.setup import to_move
+from ..scenarios.write import table_lines
 from .changes import RuleChanges, legality_reached, reached
 from .lockstep import (
     NEW,
@@ -46,7 +52,10 @@ from .lockstep import (
 )
 from .perturb import about_changes, perturbed_tables
 from .situation import Situation, Step, path_lines, scenario_text, verify
-from .starts import DealCheck, Start, common_small_decks, deal_checks, deal_starts, scenario_start
+from .starts import DEAL, DealCheck, Start, common_small_decks, deal_checks, deal_starts, scenario_start
+
+if TYPE_CHECKING:  # imported when Z3 is asked for (it loads z3): the other searches start without it
+    from ..proofs.pair import PairPath, PairReport
 
 # The steps from the start, newest last: a move or simultaneous calls, with the draws named before it.
 Trace = tuple["Trace | None", Move | sc.Simultaneous, tuple[str, ...]] | None
@@ -63,6 +72,8 @@ class SearchOptions:
     depth: int  # moves after a deal
     table_depth: int  # moves after a scenario's table
     max_states: int
+    bmc_depth: int = 0  # moves Z3's search over the two relations unrolls (0: none)
+    bmc_seconds: float = 60.0
 
 
 @dataclass
@@ -75,6 +86,7 @@ class SearchReport:
     splits: int = 0  # situations found that parted the versions
     unwritten: int = 0  # ... of which no scenario replayed as found (the first that did is the answer)
     seconds: float = 0.0
+    bmc: PairReport | None = None  # Z3 over the two relations (None: not run)
 
 
 @dataclass
@@ -149,7 +161,55 @@ class Search:
             limit = min(depth, best.depth) if best is not None else depth  # only a shorter one is wanted
             if starts and limit > 0:
                 best = self._shorter(best, self._breadth_first(name, starts, limit))
-        return best
+        return self._shorter(best, self._bmc(best))
+
+    # ------------------------------------------------------------ 4. Z3 over the two relations
+    def _bmc(self, best: Situation | None) -> Situation | None:
+        """Z3's paths to a parting move over every deal, fewer moves than `best` (see the module's doc)."""
+        o = self.options
+        limit = o.bmc_depth if best is None else min(o.bmc_depth, best.depth - 1)
+        if o.bmc_depth <= 0 or limit < 0:
+            return None
+        from ..proofs.pair import PairReport, parting_paths
+
+        self.report.bmc = report = PairReport()
+        decks = common_small_decks(self.full.old.rules, self.full.new.rules, o.players)
+        if decks is None:
+            report.reason = "the two versions have different species: no common small deck"
+            return None
+        try:
+            twin = Twin(Engine(decks[0]), Engine(decks[1]), self.legality, self.reached)
+        except BaoError as err:
+            report.reason = str(err)
+            return None
+        written: list[Situation] = []
+
+        def confirmed(path: PairPath) -> bool:
+            found = self._follow_path(twin, path)
+            written.extend([found] if found is not None else [])
+            return found is not None
+
+        for _ in parting_paths(decks[0], decks[1], o.players, limit, o.bmc_seconds, confirmed, report):
+            break
+        return written[0] if written else None
+
+    def _follow_path(self, twin: Twin, path: PairPath) -> Situation | None:
+        """Z3's path followed by both engines from its deal; the first split they find, written."""
+        label = f"a deal Z3 chose ({self.options.players} players, small deck)"
+        try:
+            setup = tuple(table_lines(twin.old, path.old_start))
+        except BaoError:
+            return None
+        start = Start(label, setup, twin, path.old_start.copy(), path.new_start.copy(), kind=DEAL)
+        node = Node(start, start.old, start.new, None, 0)
+        for move, cards in path.steps:
+            draws = tuple(twin.old.facts.species[c] for c in cards)
+            found, child = self._step_move(node, move, draws)
+            if found or child is None:
+                return self._first_written(found)
+            node = child
+        found, _ = self._step_move(node, path.parting, ())
+        return self._first_written(found)
 
     @staticmethod
     def _shorter(a: Situation | None, b: Situation | None) -> Situation | None:
@@ -235,6 +295,16 @@ class Search:
             node, draws = child, ()
 
     def _step(self, node: Node, step: sc.DoMove, draws: tuple[str, ...]) -> tuple[list[Candidate], Node | None]:
+        try:
+            move: Move | None = to_move(node.start.twin.old, node.old, step.player, step.move, step.args, step.pos)
+        except BaoError:
+            move = None  # the legal moves are still compared; the path ends there
+        return self._step_move(node, move, draws)
+
+    def _step_move(self, node: Node, move: Move | None, draws: tuple[str, ...],
+                   ) -> tuple[list[Candidate], Node | None]:
+        """At a node: the legal moves compared, then `move` made in both versions and its results compared;
+        the candidates found and the node after the move (None where the path ends)."""
         twin, a, b = node.start.twin, node.old, node.new
         la, lb = legal(twin.old, a, twin.moves), legal(twin.new, b, twin.moves)
         if isinstance(la, str) or isinstance(lb, str):
@@ -243,9 +313,7 @@ class Search:
         set_a, set_b = set(la), set(lb)
         found = [self._candidate(node, legal_split(twin, a, b, m, OLD)) for m in la if m not in set_b]
         found += [self._candidate(node, legal_split(twin, a, b, m, NEW)) for m in lb if m not in set_a]
-        try:
-            move = to_move(twin.old, a, step.player, step.move, step.args, step.pos)
-        except BaoError:
+        if move is None:
             return found, None
         refused = {OLD: twin.old.check(a, move) is not None, NEW: twin.new.check(b, move) is not None}
         if refused[OLD] != refused[NEW] and move not in set_a | set_b:  # a move the listed ones left out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..language.terminal import emit, table
 from ..language.words import plural
@@ -15,6 +15,9 @@ from .intervals import ALPHA, Estimate
 from .lockstep import NEW, OLD
 from .play import Figure, PlayReport, Sample
 from .properties import PropertyChange, PropertyReport, Verdict
+
+if TYPE_CHECKING:
+    from ..proofs.pair import PairReport
 
 FORMAT = "baobei-compare/1"
 MOVED = "*"
@@ -173,6 +176,8 @@ def _situation(report: SearchReport) -> None:
     emit(f"   searched in lock step from {searched or 'the whole deals only'}; {report.pairs:,} pairs of states"
          + (f"; breadth first {levels}" if levels else "") + (" (stopped at --max-states)" if report.truncated
                                                               else ""))
+    if report.bmc is not None:
+        emit("   " + _bmc_line(report.bmc))
     if s is None:
         return
     if s.move:
@@ -266,9 +271,24 @@ def _counterexample(change: PropertyChange) -> str | None:
     return (change.new if change.breaks_in == NEW else change.old).scenario or None
 
 
+def _bmc_line(b: PairReport) -> str:
+    if b.reason:
+        return f"Z3 over the two transition relations: not run ({b.reason})"
+    if b.found >= 0:
+        return (f"Z3 over the two transition relations: a parting move {plural(b.found, 'move')} after a deal of "
+                f"the small deck, the engines confirming it ({plural(b.candidates, 'path')} followed, "
+                f"{b.seconds:.1f}s)")
+    reach = f"no parting move within {plural(b.depth, 'move')} of any deal of the small deck" if b.depth >= 0 \
+        else "no depth judged"
+    tried = f", {plural(b.candidates, 'path')} followed by both engines" if b.candidates else ""
+    return f"Z3 over the two transition relations: {reach}{tried} ({b.seconds:.1f}s)"
+
+
 def _situation_json(r: SearchReport) -> dict[str, Any]:
+    bmc = None if r.bmc is None else {"depth": r.bmc.depth, "found": r.bmc.found, "candidates": r.bmc.candidates,
+                                      "seconds": round(r.bmc.seconds, 2), "reason": r.bmc.reason}
     search = {"starts": r.starts, "pairs": r.pairs, "levels": r.levels, "truncated": r.truncated,
-              "splits": r.splits, "unwritten": r.unwritten, "seconds": round(r.seconds, 2)}
+              "splits": r.splits, "unwritten": r.unwritten, "seconds": round(r.seconds, 2), "bmc": bmc}
     s = r.situation
     if s is None:
         return {"found": False, "search": search}

@@ -49,7 +49,8 @@ class Request:
 
 def request_of(args: argparse.Namespace, old: RulesSource, new: RulesSource, scenarios: list[Path]) -> Request:
     budget = Budget(args.players, args.depth, args.deals, args.seed, args.max_states)
-    search = SearchOptions(args.players, args.seed, args.deals, args.depth, args.table_depth, args.max_states)
+    search = SearchOptions(args.players, args.seed, args.deals, args.depth, args.table_depth, args.max_states,
+                           args.bmc_depth, args.bmc_seconds)
     play = PlayOptions(args.players, args.matches, args.seed, args.policy, args.max_turns,
                        args.workers or default_workers()) if args.matches else None
     return Request(old, new, scenarios, budget, search, play)

@@ -139,8 +139,11 @@ class Relation:
     """T for one ruleset and player count (see the module docstring)."""
 
     def __init__(self, rules: Ruleset, players: int, slots: int | None = None, queue: int = 4,
-                 settle: int = 2) -> None:
+                 settle: int = 2, name: str = "") -> None:
         self.rules = rules
+        # Prefixed to every constant the relation makes: two relations in one solver (two versions of the
+        # rules side by side, compare/) keep their constants apart.
+        self.name = name
         self.layout = Layout(rules, players, slots if slots is not None else default_slots(rules, players), queue)
         self.settle_rounds = settle
         self.targets = ChangeTargets(rules)
@@ -263,8 +266,8 @@ class Relation:
             exact = self.any_legal(h, m, actor)
             return T.and_(allowed, exact) if gated else exact
         self._witnesses += 1
-        flag = z3.Bool(f"some{self._witnesses}.{m.name}.{actor}")
-        args = self.fresh_args(m, actor, f"w{self._witnesses}.{m.name}.{actor}", st)
+        flag = z3.Bool(f"{self.name}some{self._witnesses}.{m.name}.{actor}")
+        args = self.fresh_args(m, actor, f"{self.name}w{self._witnesses}.{m.name}.{actor}", st)
         legal = self.legality(st, m, actor, {a.param.name: a.value for a in args}, h)
         needs = T.and_(legal, self._domains(st, m, actor, args), *([allowed] if gated else []))
         self.side.append(T.implies(flag, needs))
@@ -350,7 +353,7 @@ class Relation:
         """engine.blocked_step: the step's body run on a copy; a change a protection blocks refuses it."""
         if not any(isinstance(x, (s.MoveCard, s.Swap, s.Draw, s.Run)) for x in walk_stmts(m.body)):
             return FALSE
-        trial = Exec(self.rules, st.copy(), dict(env), Trail("trial"))
+        trial = Exec(self.rules, st.copy(), dict(env), Trail(f"{self.name}trial"))
         trial.block(m.body)
         any_protected = T.or_(*[st[("protected", q)] for q in range(self.layout.players)])
         return T.and_(any_protected, trial.blocked)
@@ -445,7 +448,7 @@ class Relation:
         """T(pre, post): a move (or a stutter), its settling rounds, on fresh constants for the state after.
         `only` (a move's name, its player): that move alone, for a check that knows the move made."""
         L = self.layout
-        prefix = f"s{i}"
+        prefix = f"{self.name}s{i}"
         trail = Trail(prefix)
         sel = z3.Int(prefix + "!sel")
         constraints: list[Z] = []

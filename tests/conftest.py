@@ -98,7 +98,8 @@ play
 # (pyproject.toml) a module runs whole in one process, and modules are handed out in collection order:
 # handed out longest first, the processes end about together, not one waiting on a late long module.
 LONGEST_FIRST = ("test_explore.py", "test_relation.py", "test_verify.py", "test_fuzz.py", "test_docs.py",
-                 "test_site.py", "test_desk_browser.py", "test_simulate.py", "test_mutations.py", "test_random_simulation.py")
+                 "test_site.py", "test_desk_browser.py", "test_simulate.py", "test_mutations.py",
+                 "test_random_simulation.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -25,6 +25,7 @@ safe: it gives the same value, or the error the rules should report.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import FunctionType
@@ -35,7 +36,7 @@ from ..language.arith import DivisionByZero, floor_div, floor_mod
 from ..language.builtins import BUILTINS, STATE_NAMES, Builtin
 from ..language.errors import EngineError, RulesError
 from ..language.ruleset import Ruleset
-from ..language.walk import ExprVisitor, expr_children, free_names
+from ..language.walk import ExprVisitor, expr_children, free_names, walk_expr
 from .runtime import Fn, items_of
 from .state import PileLoc
 
@@ -103,6 +104,20 @@ def most(values: list[Any]) -> Any:
 def least(values: list[Any]) -> Any:
     present = [v for v in values if v is not None]
     return min(present) if present else None
+
+
+# The builtins whose engine implementation (language/builtins.py) is one call of a Table method with the same
+# arguments, and what follows the call: the fast code calls the method itself, a call fewer on every use
+# (`knows` is called for every card and player by the invariants about knowledge). tests/test_codegen_methods.py
+# checks each against the builtin's own implementation.
+TABLE_METHODS: dict[str, tuple[str, str]] = {
+    "card_at": ("card_at", ""), "occupied": ("card_at", " is not None"), "cards": ("cards_of", ""),
+    "slots": ("occupied_slots", ""), "free_slots": ("free_slots", ""), "held": ("hand_cards", ""),
+    "hand": ("hand_place", ""), "seats_from": ("seats_from", ""), "knows": ("knows", ""),
+    "marked": ("is_marked", ""), "protected": ("is_protected", ""), "places": ("count_places", ""),
+}
+# The builtins that take a slot (a (player, number) pair) apart: which item of the pair they give.
+SLOT_PARTS = {"owner": 0, "slot_no": 1}
 
 
 class Checked:
@@ -331,6 +346,12 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
             return f"{run}(st{''.join(', ' + a for a in args)})"
         temps = [self.temp() for _ in args]
         present = " & ".join(f"(({t} := {a}) is not None)" for t, a in zip(temps, args, strict=True))
+        method = TABLE_METHODS.get(builtin.name)
+        if method is not None:  # the implementation's one call, made directly: no call of the lambda around it
+            call, test = method
+            return f"(st.{call}({', '.join(temps)}){test} if {present} else {default})"
+        if builtin.name in SLOT_PARTS:  # a slot taken apart: the item itself, without a call
+            return f"({temps[0]}[{SLOT_PARTS[builtin.name]}] if {present} else {default})"
         return f"({run}(st, {', '.join(temps)}) if {present} else {default})"
 
     def index(self, node: s.Index, frame: Frame) -> tuple[str, int]:
@@ -442,10 +463,24 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
         # The state before the move, with the names bound where `old` stands (the context before the
         # move shares them); no `old` stands inside another, so the context goes no further.
         inner = self.code(node.expr, frame.before())
+        if _plain(node.expr) and "'" not in inner and '"' not in inner and "ctx" not in inner:
+            # A builtin or a variable of the state before (`old(knows(p, c))`, read for every card): the same
+            # code reading that state, written in place of a helper function called for every read.
+            return f"({_STATE.sub('ctx.before.st', inner)})", 1
         name = self.unit.fresh("o")
         self.helper(frame, [f"return {inner}"], name)
         args = ", ".join({"st": "ctx.before.st", "ctx": "None"}.get(p, p) for p in frame.params)
         return f"{name}({args})", 1
+
+
+# The name the generated code reads the state by (a parameter of every generated function and helper).
+_STATE = re.compile(r"\bst\b")
+
+
+def _plain(node: s.Expr) -> bool:
+    """Names, literals, operators and builtin calls only: code without helpers, loops or definitions."""
+    return all(isinstance(e, s.Name | s.Lit | s.Unary | s.Binary | s.Index)
+               or (isinstance(e, s.Call) and e.func in BUILTINS) for e in walk_expr(node))
 
 
 def _invariant(body: s.Expr, var: str, known: dict[int, tuple[str, int]], tables: Any) -> list[s.Expr]:

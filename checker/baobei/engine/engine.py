@@ -369,14 +369,16 @@ class Engine(Legality):
         inv = next(self.broken_transitions(before, after, move), None)
         return None if inv is None else invariant_message(inv)
 
-    def deadlocks(self, st: State) -> Iterator[s.ProgressDecl]:
-        """The progress properties that `st` breaks: the condition holds and nobody has a legal move."""
+    def deadlocks(self, st: State, nobody_acts: Callable[[], bool] | None = None) -> Iterator[s.ProgressDecl]:
+        """The progress properties that `st` breaks: the condition holds and nobody has a legal move.
+        `nobody_acts`: whether nobody has a legal move in `st`, when the caller knows it more cheaply (a
+        dealer that lists who may act anyway)."""
         stuck: bool | None = None  # looked up once, and only when a condition holds
         for when, decl in self.progress_fns:
             if when is not None and not self.evaluate(st, when):
                 continue
             if stuck is None:
-                stuck = next(self.legal_moves(st), None) is None
+                stuck = nobody_acts() if nobody_acts is not None else next(self.legal_moves(st), None) is None
             if stuck:
                 yield decl
 

@@ -28,6 +28,7 @@ from ..language.walk import free_names, move_phases, phase_guard
 from . import sampling
 from .codegen import Unit
 from .compiler import Compiler
+from .enumeration import Enumerator, enumerator
 from .move import Move
 from .protection import Protection, protection_against, tableau_of
 from .runtime import Ctx, Fn, Origin, Proc
@@ -72,6 +73,9 @@ class CompiledMove:
     weight: Callable[[Sizes, int], int]
     plain: bool  # a move (no ability) whose names are actor, source and its arguments, none repeated
     by_slots: bool  # its argument domains follow from the slots alone (no held card among them)
+    # Its legal moves listed by generated code, from the sampler's guards (None: listed by `moves_of`'s general
+    # walk: a step, whose choices a trial run judges, or a move whose arguments repeat a name).
+    listing: Enumerator | None = None
 
     @property
     def name(self) -> str:
@@ -96,8 +100,9 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
     arg_kinds = [(p.kind, int(p.optional)) for p in m.params]
     player_guards = ((m.by,) if m.by is not None else ()) + tuple(req.cond for _, req in fixed)
     # Repeated argument names leave fewer names than arguments: drawing them fails as listing them would.
-    sample = sampling.sampler(comp.unit, names, tuple(params), drawn) if len(no_args) == len(params) \
-        else _unpaired
+    paired = len(no_args) == len(params)
+    sample = sampling.sampler(comp.unit, names, tuple(params), drawn) if paired else _unpaired
+    listing = enumerator(comp.unit, m.name, names, tuple(params), drawn) if paired and not m.is_step else None
     return CompiledMove(m, by, fixed, dependent, levels, body, phases,
                         m.by is not None and _is_actor_active(m.by),
                         any(_is_window_guard(req.cond) for req in m.requires),
@@ -105,7 +110,7 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
                         names, comp.function(player_guards, names, conjunction=True), sample,
                         sampling.weight(comp.unit, arg_kinds),
                         not m.is_ability and len(names) == 2 + len(params),
-                        all(p.kind != "held_card" for p in m.params))
+                        all(p.kind != "held_card" for p in m.params), listing)
 
 
 Guards = tuple[list[tuple[Fn, s.Require]], list[tuple[Fn, s.Require]], list[list[Fn]], list[Level]]
@@ -581,7 +586,7 @@ class Legality:
 
     def moves_of(self, st: State, player: int, cm: CompiledMove) -> Iterator[Move]:
         """Every legal move of one kind for one player: arguments one at a time, each guard checked
-        as soon as the arguments it reads are chosen."""
+        as soon as the arguments it reads are chosen. The definition that `listed` runs faster."""
         names = [p.name for p in cm.decl.params]
         domains = self._domains(st, cm, player)
         ctx = Ctx(st, self.env_for(st, cm, player, ()), None)
@@ -599,6 +604,13 @@ class Legality:
             env[names[depth]] = None
 
         yield from extend(0)
+
+    def listed(self, st: State, player: int, cm: CompiledMove) -> Iterator[Move]:
+        """`moves_of`, the same moves in the same order, listed by the move's generated enumerator when it
+        has one (enumeration.py: the sampler's guards in nested loops over the domains)."""
+        if cm.listing is None:
+            return self.moves_of(st, player, cm)
+        return cm.listing(st, (*self._values(st, cm, player), *self._domains(st, cm, player)), player)
 
     def generates(self, st: State, move: Move) -> bool:
         """Whether `legal_moves` would list this move, decided without listing the others."""
@@ -620,7 +632,7 @@ class Legality:
     def first_legal(self, st: State, player: int, cm: CompiledMove) -> Move | None:
         if not cm.holds(st, *self._values(st, cm, player)):
             return None
-        return next(self.moves_of(st, player, cm), None)
+        return next(self.listed(st, player, cm), None)
 
     def legal_moves(self, st: State, player: int | None = None) -> Iterator[Move]:
         """Every legal move now, lazily; out-of-turn moves included."""
@@ -628,7 +640,7 @@ class Legality:
         halt = self.halt(st)
         for p in players:
             for cm in self.candidates(st, p, halt):
-                yield from self.moves_of(st, p, cm)
+                yield from self.listed(st, p, cm)
 
     def movers(self, st: State) -> list[int]:
         """Who may act now (the active player and anyone with an out-of-turn move)."""
@@ -673,7 +685,7 @@ class Legality:
             if args is not None and not (cm.decl.is_step and st.protected and self._blocked_draw(st, cm, drawn, args)):
                 return Move(player, cm.name, args)
             rejections += 1
-        every = [m for i, (p, cm) in enumerate(options) if weights[i] for m in self.moves_of(st, p, cm)
+        every = [m for i, (p, cm) in enumerate(options) if weights[i] for m in self.listed(st, p, cm)
                  if i in checked or cm.holds(st, *self._values(st, cm, p))]
         return rng.choice(every) if every else None
 
@@ -762,7 +774,7 @@ class Legality:
                 args = cm.sample(st, (*values, *domains), rng.random) if all(domains) else None
                 if args is not None and not self._blocked_draw(st, cm, values, args):
                     return Move(player, cm.name, args)
-            every = list(self.moves_of(st, player, cm))
+            every = list(self.listed(st, player, cm))
             if every:
                 return rng.choice(every)
         return None

@@ -59,16 +59,23 @@ def sampler(unit: Unit, names: tuple[str, ...], params: tuple[str, ...], levels:
 
 
 def _refuse(unit: Unit, exprs: codegen.ExprSource, frame: codegen.Frame, names: tuple[str, ...],
-            guard: s.Expr | Guard | WhenProtected) -> list[str]:
-    """Lines that return None when the guard fails; a condition's checked rendering runs when its code raises."""
+            guard: s.Expr | Guard | WhenProtected, refuse: str = "return None") -> list[str]:
+    """Lines that run `refuse` when the guard fails (the sampler returns None, the enumeration of
+    enumeration.py goes on with the next value); a condition's checked rendering runs when its code raises."""
     values = ", ".join(frame.params)
     if isinstance(guard, WhenProtected):
-        return [f"if st.protected and not {unit.const(guard.guard)}({values}):", "    return None"]
+        return [f"if st.protected and not {unit.const(guard.guard)}({values}):", f"    {refuse}"]
     if callable(guard):
-        return [f"if not {unit.const(guard)}({values}):", "    return None"]
+        return [f"if not {unit.const(guard)}({values}):", f"    {refuse}"]
     checked = unit.const(codegen.checked_function(unit, (guard,), names))
-    return ["try:", f"    if not {exprs.code(guard, frame)}:", "        return None", "except _WRONG_KIND:",
-            f"    if not {checked}({values}):", "        return None"]
+    return ["try:", f"    if not {exprs.code(guard, frame)}:", f"        {refuse}", "except _WRONG_KIND:",
+            f"    if not {checked}({values}):", f"        {refuse}"]
+
+
+def refusal(unit: Unit, exprs: codegen.ExprSource, frame: codegen.Frame, names: tuple[str, ...],
+            guard: s.Expr | Guard | WhenProtected, refuse: str) -> list[str]:
+    """The sampler's lines for one guard, with the statement to run when it fails (for enumeration.py)."""
+    return _refuse(unit, exprs, frame, names, guard, refuse)
 
 
 # How many values an argument of each kind may take, from the state's counts (see Sizes).

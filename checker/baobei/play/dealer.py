@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..engine.engine import Engine, invariant_message, progress_message
+from ..engine.incremental import IncrementalJudge
 from ..engine.move import Move
 from ..engine.state import State
 from ..language.errors import EngineError
@@ -72,6 +73,8 @@ class Dealer:
         self.policy: Policy = make_policy(policy, self.views.engine)
         self.statistics = Statistics(eng)
         self.invariants = invariants
+        # Judges one match at a time (each match starts it afresh): only the invariants a move can affect.
+        self.judge = IncrementalJudge(eng)
         self.max_turns = max_turns
         self.with_turn = reads_name(eng.rules, TURN)
 
@@ -90,6 +93,9 @@ class Match:
         self.starter = st.active  # seat 1 of the figures: the player whose turn began the match
         self.history: list[Move] = []
         self.trail = RoundTrail(st.round, st.turn)
+        # Who may act in the state as it is now (None: not listed yet): judging progress and choosing the next
+        # mover both need it, and listing it is most of the cost of either.
+        self.movers: list[int] | None = None
 
     def run(self) -> None:
         if self.d.invariants and self._judge_deal():
@@ -106,6 +112,7 @@ class Match:
     def step(self, move: Move) -> bool:
         """Play one move; whether the match goes on."""
         before, st = self.st.copy(), self.st
+        self.movers = None
         try:
             self.eng.push_checked(st, move, log=False)
         except EngineError as err:
@@ -143,7 +150,7 @@ class Match:
     # ------------------------------------------------------------ who moves
     def next_move(self) -> Move | None:
         st, eng = self.st, self.eng
-        movers = eng.movers(st)
+        movers = self._movers()
         if not movers:
             return None
         order = [p for p in self._call_order() if p in movers and p != st.active]
@@ -154,6 +161,11 @@ class Match:
                 return move
         move = self._ask(order[-1], forced=True)
         return move if move is not None else eng.random_move(st, self.rng, player=order[-1])
+
+    def _movers(self) -> list[int]:
+        if self.movers is None:
+            self.movers = self.eng.movers(self.st)
+        return self.movers
 
     def _call_order(self) -> list[int]:
         order = self.eng.call_order(self.st)
@@ -171,22 +183,21 @@ class Match:
     # ------------------------------------------------------------ judging
     def _judge_deal(self) -> bool:
         """The dealt state's invariants and progress (a failure there is a finding with no move)."""
-        for inv in self.eng.broken_invariants(self.st):
+        for inv in self.d.judge.start(self.st):
             self._find(f"invariant {inv.ident}", invariant_message(inv), str(inv.cite))
             return True
-        for decl in self.eng.deadlocks(self.st):
+        for decl in self.eng.deadlocks(self.st, lambda: not self._movers()):
             self._find(f"progress {decl.ident}", progress_message(decl), str(decl.cite))
             return True
         return False
 
     def _judge(self, before: State, move: Move) -> Iterator[tuple[str, str, str]]:
-        """Every property the move breaks, in the order a scenario replay judges them (check_move)."""
-        eng, st = self.eng, self.st
-        for inv in eng.broken_invariants(st):
+        """Every property the move breaks, in the order a scenario replay judges them (check_move). The
+        invariants are judged incrementally: those the move cannot have affected keep their verdict."""
+        states, transitions = self.d.judge.after(before, self.st, move)
+        for inv in [*states, *transitions]:
             yield f"invariant {inv.ident}", invariant_message(inv), str(inv.cite)
-        for inv in eng.broken_transitions(before, st, move):
-            yield f"invariant {inv.ident}", invariant_message(inv), str(inv.cite)
-        for decl in eng.deadlocks(st):
+        for decl in self.eng.deadlocks(self.st, lambda: not self._movers()):
             yield f"progress {decl.ident}", progress_message(decl), str(decl.cite)
 
     def _find(self, label: str, message: str, cite: str, failing: Move | None = None) -> None:

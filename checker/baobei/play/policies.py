@@ -153,7 +153,7 @@ class RulesPolicy:
         if not pool:
             return None
         cm = rng.choice(pool)
-        return rng.choice(list(eng.moves_of(st, seat, cm)))
+        return rng.choice(list(eng.listed(st, seat, cm)))  # moves_of's moves, in its order, listed faster
 
     def _avoided(self, view: PlayerView, name: str) -> bool:
         env = {"actor": view.seat}

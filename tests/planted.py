@@ -444,25 +444,31 @@ ARA_SWAP_FORGETS = Planted((
     players=3)
 
 # The Riesentukan's card is looked at by the player who receives it ([P135]: put in unseen). Caught by
-# looks_stay_secret: the user's move teaches another player a card nobody else knows.
+# abilities_teach_their_user and looks_stay_secret: the user's move teaches another player a card nobody else knows.
 RIESENTUKAN_SEEN_BY_RECEIVER = Planted((
     ("05_abilities.bao", "    draw into free_slot(victim, none) as c\n",
      "    draw into free_slot(victim, none) as c\n    if c != none { peek victim c }\n"),),
-    "invariant looks_stay_secret", 3, table="birds/riesentukan_adds_card")
+    "invariant abilities_teach_their_user", 3, table="birds/riesentukan_adds_card",
+    also=("invariant looks_stay_secret",))
+
+# A Weisspelikan's secret look written as a `show`: everyone sees the card ([P127]: only the user). Everyone
+# knows it afterwards, so looks_stay_secret cannot tell it from the Braunpelikan's show; caught by
+# abilities_teach_their_user, which names the one ability that may show (`source`, the card whose ability moved).
+WEISSPELIKAN_SHOWS = Planted((("05_abilities.bao", "  do { peek actor card_at(target) }\n",
+                                "  do { show card_at(target) }\n"),),
+                             "invariant abilities_teach_their_user", 3, table="abilities/weisspelikan_drawn_discarded",
+                             players=3)
+
+# The under-pile declared face up (copied from the discard pile's line): the cards a Schuhschnabel's exchange pushes
+# under it are shown to everyone ([P143]: unseen). Caught by abilities_teach_their_user when they go under.
+UNDER_PILE_FACE_UP = Planted((("02_setup.bao", "pile under_pile face down", "pile under_pile face up"),),
+                             "invariant abilities_teach_their_user", 3,
+                             table="birds/schuhschnabel_no_exchange_possible")
 
 KNOWLEDGE: dict[str, Planted] = {
     "discard_face_down": DISCARD_FACE_DOWN, "own_draw_shown": OWN_DRAW_SHOWN,
     "schuhschnabel_shows": SCHUHSCHNABEL_SHOWS, "ara_swap_forgets": ARA_SWAP_FORGETS,
-    "riesentukan_seen_by_receiver": RIESENTUKAN_SEEN_BY_RECEIVER,
+    "riesentukan_seen_by_receiver": RIESENTUKAN_SEEN_BY_RECEIVER, "weisspelikan_shows": WEISSPELIKAN_SHOWS,
+    "under_pile_face_up": UNDER_PILE_FACE_UP,
 }
 
-# Two more slips of this kind that no property states, each caught by scenarios only (tests/test_knowledge.py): a
-# Weisspelikan's secret look made a `show`, and the under-pile declared face up (the Schuhschnabel's replaced
-# cards shown). To state them, a transition invariant would have to tell which ability a step belongs to (only
-# the Braunpelikan may show a card to everyone; only an exchange pushes cards under the pile unseen), and
-# transition invariants see only who moved and whether the move was an ability (rules/09_invariants.bao says so).
-UNSTATED: dict[str, Planted] = {
-    "weisspelikan_shows": Planted((("05_abilities.bao", "  do { peek actor card_at(target) }\n",
-                                    "  do { show card_at(target) }\n"),), "", 0),
-    "under_pile_face_up": Planted((("02_setup.bao", "pile under_pile face down", "pile under_pile face up"),), "", 0),
-}

@@ -19,7 +19,7 @@ from ..language.walk import move_phases
 from .index import Index
 from .render import Links
 
-TRANSITION_ACTOR, TRANSITION_ABILITY = TRANSITION_NAMES
+TRANSITION_ACTOR, TRANSITION_ABILITY, TRANSITION_SOURCE = TRANSITION_NAMES
 
 
 def _signature(b: Builtin) -> str:
@@ -130,8 +130,9 @@ def _properties(rules: Ruleset) -> list[str]:
         f"- `old(EXPR)`, written only in an invariant: `EXPR` in the state before the move, with the names "
         f"bound around it. An invariant that reads it is a transition invariant, judged for every move over "
         f"the state before and the state after the move has settled; in it `{TRANSITION_ACTOR}` names the "
-        f"player who made the move, and `{TRANSITION_ABILITY}` whether the move was an ability or a step "
-        f"of one. These rules declare {len(rules.invariants)} invariants, {two_state} of "
+        f"player who made the move, `{TRANSITION_ABILITY}` whether the move was an ability or a step "
+        f"of one, and `{TRANSITION_SOURCE}` the card whose ability it was (none for any other move). These rules "
+        f"declare {len(rules.invariants)} invariants, {two_state} of "
         "them transition invariants.",
         "- `progress NAME \"title\" CITATION [{ when EXPR }]`: in every reachable state in which `when` holds "
         f"(always, without the block), somebody has a legal move. These rules declare {len(rules.progress)}.",

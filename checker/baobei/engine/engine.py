@@ -29,7 +29,7 @@ from .runtime import Ctx, Event, Fn, Origin, Proc
 from .state import CardFacts, PileLoc, State, Waiting
 
 # The one name a transition invariant has bound: the player who made the move.
-TRANSITION_ACTOR, TRANSITION_ABILITY = TRANSITION_NAMES
+TRANSITION_ACTOR, TRANSITION_ABILITY, TRANSITION_SOURCE = TRANSITION_NAMES
 
 
 class Engine(Legality):
@@ -355,14 +355,21 @@ class Engine(Legality):
     def broken_transitions(self, before: State, after: State, move: Move | None) -> Iterator[s.InvariantDecl]:
         """The transition invariants that `move` from `before` to `after` breaks (`after` as the move left
         it, every ability that needed no choice run)."""
-        actor = move.player if move is not None else None
-        cm = self.moves.get(move.name) if move is not None else None
-        env = {TRANSITION_ACTOR: actor, TRANSITION_ABILITY: cm is not None and cm.decl.is_ability}
-        ctx = Ctx(after, env, None)  # one for all: evaluating binds no name in it
+        ctx = Ctx(after, self.transition_env(before, move), None)  # one for all: evaluating binds no name in it
         ctx.before = Ctx(before, ctx.env, None)
         for ident, (when, holds) in self.transition_fns.items():
             if (when is None or when(ctx)) and not holds(ctx):
                 yield self.rules.invariants[ident]
+
+    def transition_env(self, before: State, move: Move | None) -> dict[str, Any]:
+        """The names a transition invariant reads about a move from `before` (language/builtins.py's
+        TRANSITION_NAMES): who made it, whether it was an ability or a step of one, and the card whose ability
+        it was, the first waiting one (none for any other move)."""
+        cm = self.moves.get(move.name) if move is not None else None
+        ability = cm is not None and cm.decl.is_ability
+        source = self.effects.head(before, cm.name).card if cm is not None and ability and before.waiting else None
+        return {TRANSITION_ACTOR: move.player if move is not None else None, TRANSITION_ABILITY: ability,
+                TRANSITION_SOURCE: source}
 
     def transition_failure(self, before: State, after: State, move: Move | None) -> str | None:
         """The first transition invariant that `move` from `before` to `after` breaks, in words."""

@@ -3,7 +3,7 @@
 An invariant's verdict is a function of the parts of the state it reads (engine/reads.py). A state
 invariant none of whose parts a move changed has the verdict it had in the state before the move, so it is
 not judged again. A transition invariant reads the state before and after the move, and the move's names
-(`actor`, `by_ability`): when the move changed none of its parts, the two states agree on all it reads, so
+(`actor`, `by_ability`, `source`): when the move changed none of its parts, the two states agree on all it reads, so
 its verdict is a function of those parts in the state before and of the move's names alone: it is judged
 once for each value of the names and kept (`Idle`) as long as those parts keep their values. An invariant
 whose reads are not known reads `EVERYTHING`, which every move changes.
@@ -18,7 +18,7 @@ tests/test_incremental_invariants.py compares the two.
 from __future__ import annotations
 
 from ..language import syntax as s
-from .engine import TRANSITION_ABILITY, TRANSITION_ACTOR, Engine
+from .engine import Engine
 from .move import Move
 from .reads import EVERYTHING, Parts, Reads, changed_parts
 from .runtime import Ctx, Fn
@@ -26,7 +26,7 @@ from .state import State
 
 Judged = tuple[str, Fn | None, Fn, Parts]  # an invariant: its name, `when`, `holds`, the parts it reads
 # Per transition invariant, its verdicts over moves that changed none of its parts, by the move's names.
-Idle = dict[str, dict[tuple[object, bool], bool]]
+Idle = dict[str, dict[tuple[object, ...], bool]]
 
 
 class IncrementalJudge:
@@ -78,12 +78,10 @@ class IncrementalJudge:
         moves that changed none of an invariant's parts: valid for moves from states that agree with `before`
         on those parts (kept along a line of play, or for the moves from one state)."""
         eng = self.eng
-        actor = move.player if move is not None else None
-        cm = eng.moves.get(move.name) if move is not None else None
-        by_ability = cm is not None and cm.decl.is_ability
-        ctx = Ctx(after, {TRANSITION_ACTOR: actor, TRANSITION_ABILITY: by_ability}, None)
+        env = eng.transition_env(before, move)
+        ctx = Ctx(after, env, None)
         ctx.before = Ctx(before, ctx.env, None)  # one context for all: evaluating binds no name in it
-        key = (actor, by_ability)
+        key = tuple(env.values())
         broken = []
         for ident, when, holds, parts in self.transitions:
             if parts is EVERYTHING or not parts.isdisjoint(changed):

@@ -229,9 +229,10 @@ STATE_NAMES: dict[str, Builtin] = {b.name: b for b in (
 
 # Names bound while a rule runs: the player making the move, the card whose ability it is.
 ENGINE_NAMES = {"actor": "player", "source": "card"}
-# Names bound while a transition invariant judges a move: the player who made it, and whether the move
-# was an ability or a step of one (what claims about cards an ability moved need).
-TRANSITION_NAMES = {"actor": ENGINE_NAMES["actor"], "by_ability": "bool"}
+# Names bound while a transition invariant judges a move: the player who made it, whether the move was an
+# ability or a step of one (what claims about cards an ability moved need), and the card whose ability it
+# was (none for any other move: what a claim about one ability, not all of them, needs).
+TRANSITION_NAMES = {"actor": ENGINE_NAMES["actor"], "by_ability": "bool", "source": ENGINE_NAMES["source"]}
 
 
 def _size(t: Table, x: Any) -> int:

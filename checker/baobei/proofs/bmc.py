@@ -39,7 +39,7 @@ from .symexec import Trail
 from .symmodel import StateModel
 from .symstate import SymState
 from .trace import Reader, Trace, read_trace, replay
-from .translate import BoolV, PlayerV, SVal, Translator, Unsupported, Z, truth
+from .translate import NONE_ID, BoolV, CardV, PlayerV, SVal, Translator, Unsupported, Z, truth
 
 MAX_WAIT = 3_600.0  # seconds one query may take at most (z3's timeout is a finite number of milliseconds)
 RULES_RUN = "rules"  # the pseudo-property of a move the engine cannot carry out
@@ -107,12 +107,14 @@ class TwoStates(Translator):
         return value
 
 
-def transition_names(step: Step) -> dict[str, SVal]:
+def transition_names(step: Step, rel: Relation) -> dict[str, SVal]:
     """The names a transition invariant reads about the step (language/builtins.py's TRANSITION_NAMES):
-    who moved, and whether the move chosen was an ability or a step of one."""
+    who moved, whether the move chosen was an ability or a step of one, and then the card of the first
+    waiting ability (the one an ability move uses), else none."""
     by_ability = T.or_(*[T.eq(step.sel, d.index) for d in step.disjuncts if d.move.is_ability])
-    actor_name, ability_name = TRANSITION_NAMES
-    return {actor_name: PlayerV(step.actor), ability_name: BoolV(by_ability)}
+    actor_name, ability_name, source_name = TRANSITION_NAMES
+    source = T.ite(by_ability, rel.head(step.pre).card, T.num(NONE_ID))
+    return {actor_name: PlayerV(step.actor), ability_name: BoolV(by_ability), source_name: CardV(source)}
 
 
 def claim(tr: Translator, decl: s.InvariantDecl, names: dict[str, SVal]) -> Z:
@@ -165,7 +167,7 @@ class Unrolling:
             assert isinstance(prop.decl, s.InvariantDecl)
             step = self.steps[k - 1]
             tr = TwoStates(self.rules, st, step.pre)
-            body = claim(tr, prop.decl, transition_names(step))
+            body = claim(tr, prop.decl, transition_names(step, self.rel))
             moved = T.and_(T.not_(step.stutter), T.not_(st[("err",)]), T.not_(st[("over",)]),
                            T.not_(step.pre[("left",)]))
             return T.implies(moved, body)

@@ -35,6 +35,7 @@ from ..language import syntax as s
 from ..language.builtins import TRANSITION_NAMES
 from ..language.errors import BaoError
 from ..language.ruleset import Ruleset
+from ..language.walk import free_names
 from . import terms as T
 from .arguments import fresh_args, fresh_maker
 from .concrete import state_of, store_of
@@ -52,7 +53,7 @@ from .store import (
 )
 from .translate import FALSE, TRUE, BoolV, PlayerV, SVal, Translator, Unsupported, Z, truth
 
-ACTOR, BY_ABILITY = TRANSITION_NAMES
+ACTOR, BY_ABILITY, SOURCE = TRANSITION_NAMES
 # The encoding's own claims, proved with the rules' ones: every state is one the engine's lists can hold
 # (store.well_formed), no rule asks for something impossible (the engine would raise), and no state needs
 # more waiting abilities than the store keeps.
@@ -386,7 +387,9 @@ def classify(rules: Ruleset, players: int, labels: set[str]
         if label not in labels and not decl.lemma:
             continue
         tr = TwoStates(rules, probe_store, probe_store) if decl.two_state else probe
-        if reads_cards(claim(tr, decl, moved if decl.two_state else None)):
+        if decl.two_state and any(SOURCE in free_names(e) for e in (decl.when, decl.holds) if e is not None):
+            left_out[label] = "reads whose ability the move was, which induction over free cards leaves out"
+        elif reads_cards(claim(tr, decl, moved if decl.two_state else None)):
             left_out[label] = "reads the cards, which induction over free cards leaves out"
         elif decl.two_state:
             transitions.append(decl)

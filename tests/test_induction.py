@@ -29,6 +29,8 @@ def test_claims_that_read_cards_are_left_out_with_their_reason(rules: Ruleset) -
     # Round values are sums of card values; hands are cards: free cards cannot decide them.
     assert {"invariant single_negative", "invariant hands_empty_at_turn_start"} <= set(left_out)
     assert all(why.startswith("reads the cards") for why in left_out.values())
+    # `source` is a card too: a claim about one ability is left out by its name alone.
+    assert "whose ability" in left_out["invariant abilities_teach_their_user"]
     # What only the kept state decides is tried: the peek counts, the caller, the shield.
     assert {"peek_limit", "caller_not_owed", "shield_after_call"} <= {d.ident for d in claims}
     assert {"bao_caller_fixed", "shield_stays_active"} <= {d.ident for d in transitions}

@@ -388,7 +388,8 @@ def classify(rules: Ruleset, players: int, labels: set[str]
             continue
         tr = TwoStates(rules, probe_store, probe_store) if decl.two_state else probe
         if decl.two_state and any(SOURCE in free_names(e) for e in (decl.when, decl.holds) if e is not None):
-            left_out[label] = "reads whose ability the move was, which induction over free cards leaves out"
+            left_out[label] = ("reads the cards (the card whose ability the move was), which induction over free "
+                               "cards leaves out")
         elif reads_cards(claim(tr, decl, moved if decl.two_state else None)):
             left_out[label] = "reads the cards, which induction over free cards leaves out"
         elif decl.two_state:

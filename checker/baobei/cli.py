@@ -743,7 +743,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--site", metavar="DIR",
                            help="build the docs as a static website (mkdocs-material, offline) into DIR instead")
             p.add_argument("--no-proofs", action="store_true",
-                           help="leave out docs/invariants.md, whose proofs take about 1.5 minutes")
+                           help="leave out docs/invariants.md, whose proofs take about a minute")
     return parser
 
 

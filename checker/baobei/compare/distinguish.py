@@ -189,8 +189,7 @@ class Search:
             written.extend([found] if found is not None else [])
             return found is not None
 
-        for _ in parting_paths(decks[0], decks[1], o.players, limit, o.bmc_seconds, confirmed, report):
-            break
+        next(parting_paths(decks[0], decks[1], o.players, limit, o.bmc_seconds, confirmed, report), None)
         return written[0] if written else None
 
     def _follow_path(self, twin: Twin, path: PairPath) -> Situation | None:

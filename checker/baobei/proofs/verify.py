@@ -31,6 +31,7 @@ commands start without it.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import multiprocessing
 import os
@@ -134,9 +135,14 @@ class Searches:
             self.done[players] = explore(self.rules, players, self.depth, self.deals, max_states=self.states)
         return self.done[players]
 
+    @functools.cached_property
+    def knowing_names(self) -> frozenset[str]:
+        """The properties that read knowledge (walked once: every property of every player count asks)."""
+        return frozenset(knowing_properties(self.rules))
+
     def knowing_report(self, players: int) -> Report | None:
         """The search for the properties that read knowledge (None when no property does)."""
-        if not knowing_properties(self.rules):
+        if not self.knowing_names:
             return None
         if players not in self.knowing:
             self.tell(f"  ... exploring the rounds of {players} players with who knows which card: depth "
@@ -147,7 +153,7 @@ class Searches:
 
     def report_for(self, prop: Property, players: int) -> Report:
         """The search that judged `prop`: the one keeping knowledge when `prop` reads it."""
-        knowing = self.knowing_report(players) if prop.ident in knowing_properties(self.rules) else None
+        knowing = self.knowing_report(players) if prop.ident in self.knowing_names else None
         return knowing if knowing is not None else self.report(players)
 
     def prepare(self) -> None:

@@ -11,7 +11,7 @@ import pytest
 from baobei.cli import main
 from baobei.engine.engine import Engine
 from baobei.engine.move import Move
-from baobei.engine.state import State
+from baobei.engine.state import State, Waiting, Window
 from baobei.language import syntax as s
 from baobei.language.load import load_ruleset
 from baobei.language.parser import RulesBuilder, build, grammar
@@ -341,3 +341,33 @@ def test_the_random_play_check_can_fail(make_variant: MakeVariant) -> None:
                                             "  for p in players { set noted[p] = 0 - noted_score(p) }\n"))))
     failures = [play_and_judge(eng, 3, seed, POLICIES["uniform"], 400)[1] for seed in range(4)]
     assert any(f is not None and "one_negative_noted" in f for f in failures), failures
+
+
+def _lemma_window(st: State, kind: str, attempts: int) -> None:
+    others = sum(1 << p for p in st.seated() if p != st.active)
+    st.windows.append(Window(kind, st.piles[0][-1] if st.piles[0] else 0, others, attempts))
+
+
+def _waits(st: State, count: int) -> None:
+    st.waiting += [Waiting("peek", 0, st.active) for _ in range(count)]
+
+
+# The lemmas that let induction prove the encoding's bounds (rules/09_invariants.bao), each with a state
+# that breaks it alone among them; the state before the edit breaks none of them.
+LEMMA_BREAKERS: dict[str, Callable[[State], None]] = {
+    "window_only_in_the_turn": lambda st: _lemma_window(st, "discard", 0),
+    "drawn_card_window": lambda st: setattr(st, "phase", "drawn"),
+    "own_draw_window_alone": lambda st: (setattr(st, "phase", "drawn"), _lemma_window(st, "own_draw", 1),
+                                         _waits(st, 1)),
+    "one_waits_on_an_unused_window": lambda st: (setattr(st, "phase", "turn_end"), _lemma_window(st, "discard", 1),
+                                                 _waits(st, 2)),
+    "two_players_at_least": lambda st: st.seat_round([st.active]),
+}
+
+
+@pytest.mark.parametrize("lemma", sorted(LEMMA_BREAKERS))
+def test_each_window_lemma_is_judged(default_engine: Engine, lemma: str) -> None:
+    st = dealt(default_engine)
+    assert not {i.ident for i in default_engine.broken_invariants(st)} & set(LEMMA_BREAKERS)
+    LEMMA_BREAKERS[lemma](st)
+    assert {i.ident for i in default_engine.broken_invariants(st)} & set(LEMMA_BREAKERS) == {lemma}

@@ -245,7 +245,7 @@ def _claims(rules: Ruleset, st: SymStore, alive: dict[str, Any]) -> dict[str, Z]
 def _base_case(rules: Ruleset, rel: Relation, init: SymStore, alive: dict[str, Any], out: Proof) -> None:
     solver = z3.Solver()
     solver.add(*rel.side)
-    goals = _claims(rules, init, alive)
+    goals = {name: _unless_failed(name, init, g) for name, g in _claims(rules, init, alive).items()}
     for name, goal in goals.items():
         if T.check(solver, T.not_(goal)) == z3.sat:
             eng = Engine(rules)
@@ -260,12 +260,12 @@ def _houdini_step(rules: Ruleset, rel: Relation, step: Step, base: list[Z], pre_
     that Z3 cannot judge in its time. True when a claim was dropped."""
     goals = _claims(rules, step.post, alive)
     # A claim whose terms the step left as they were is kept by it (Z3's terms are shared: same is same).
-    goals = {name: g for name, g in goals.items() if not T.same(g, pre_claims[name])}
+    goals = {name: _unless_failed(name, step.post, g) for name, g in goals.items() if not T.same(g, pre_claims[name])}
     if not goals:
         return False
     solver = z3.Solver()
     solver.set("timeout", CHECK_MS)
-    solver.add(*rel.side, *base, step.allowed)
+    solver.add(*rel.side, *base, step.allowed, T.not_(rel.pre[("err",)]))
     solver.add(*[pre_claims[name] for name in alive])
     dropped = False
     for name, goal in goals.items():
@@ -285,6 +285,12 @@ def _houdini_step(rules: Ruleset, rel: Relation, step: Step, base: list[Z], pre_
     return dropped
 
 
+def _unless_failed(name: str, post: SymStore, goal: Z) -> Z:
+    """A claim after a move where no rule failed: a move on which the engine raises leaves no state, so the
+    states after it are no game's (that no rule fails is the claim `rules_never_fail`, judged as it is)."""
+    return goal if name == NO_FAILURE else T.or_(post[("err",)], goal)
+
+
 def _describe(rel: Relation, step: Step, model: Any) -> str:
     try:
         return rel.move_text(step, model)
@@ -297,12 +303,12 @@ def _transition(rules: Ruleset, rel: Relation, steps: list[Step], assumed: list[
     for step in steps:
         deadline()
         names: dict[str, SVal] = {ACTOR: PlayerV(step.player), BY_ABILITY: BoolV(T.boolean(step.cm.decl.is_ability))}
-        goal = claim(TwoStates(rules, step.post, rel.pre), decl, names)
+        goal = _unless_failed(decl.ident, step.post, claim(TwoStates(rules, step.post, rel.pre), decl, names))
         if T.is_true(goal):
             continue
         solver = z3.Solver()
         solver.set("timeout", CHECK_MS)
-        solver.add(*rel.side, *assumed, step.allowed)
+        solver.add(*rel.side, *assumed, step.allowed, T.not_(rel.pre[("err",)]))
         answer = T.check(solver, T.not_(goal))
         if answer == z3.unknown:
             return Cti(decl.ident, f"{step.cm.name} (Z3 gave no answer in {CHECK_MS // 1000} s)", None, None)

@@ -947,7 +947,8 @@ def make_sym_effects(base: type, eng: SymEngine, codes: Codes, free: bool = Fals
                     return
                 more = _guarded_step(st, going, step)
                 going = T.and_(going, more)
-            st[("over",)] = T.or_(st[("over",)], going)
+            # Beyond the bound only when something still waits: the last step may have emptied the queue.
+            st[("over",)] = T.or_(st[("over",)], T.and_(going, T.gt(st[("qn",)], 0)))
 
         def protect(self, st: SymStore) -> None:
             ctx = eng.new_ctx(st, {}, None)

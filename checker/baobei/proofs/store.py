@@ -267,6 +267,9 @@ class SymStore(SymbolicModel):
         # definition, a pile's top) is shared by every path that reads the same content.
         self.version = next(_VERSIONS)
         self.memo: dict[Any, Any] = {}  # (version, what) -> value, for the current content only
+        # Answers that stay until the cards change (FreeCards): never cleared with `memo`, so that a guard
+        # and the body after it read the same fresh value for the same question.
+        self.stable: dict[Any, Any] = {}
         self.fresh: Callable[[str, Any], Z] = _no_fresh
         # Random outcomes met on this path, in order (draws, picks): each with the condition it was met under
         # and its index among the move's draws (a term: paths that drew more or fewer cards merge).
@@ -276,6 +279,7 @@ class SymStore(SymbolicModel):
         out = type(self)(self.codes, dict(self.t), self.side)
         out.version = self.version
         out.memo = self.memo
+        out.stable = self.stable
         out.fresh = self.fresh
         out.choices = list(self.choices)
         return out
@@ -863,9 +867,9 @@ class FreeCards(SymStore):
         claim see that closing a window or passing the turn leaves the cards, and what they allow, alone."""
         if what and (what[0] in STABLE_QUESTIONS or (what[0] == "ask" and what[1] in STABLE_QUESTIONS)):
             key = ("stable", self.t[("epoch",)].get_id(), what)
-            if key not in self.memo:
-                self.memo[key] = self._fresh_value(kind, what)
-            stable: SVal = self.memo[key]
+            if key not in self.stable:
+                self.stable[key] = self._fresh_value(kind, what)
+            stable: SVal = self.stable[key]
             return stable
         value: SVal = self.remember(("free", *what), lambda: self._fresh_value(kind, what))
         return value

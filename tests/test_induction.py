@@ -59,14 +59,15 @@ def test_a_question_about_the_cards_keeps_its_answer_however_much_else_is_rememb
     """With free cards, a guard and the body after it must read the same value for the same question (the
     card on a slot, say): a separate fresh value would let the body act on a card the guard never allowed."""
     from baobei.proofs.arguments import fresh_maker
-    from baobei.proofs.store import Codes, fresh_free_store
+    from baobei.proofs.store import Codes, FreeCards, fresh_free_store
 
     store = fresh_free_store(Codes(rules, 2), "t")
     store.fresh = fresh_maker("t")
     first = store.answer(("card_at", 0, 1), "card")
     for i in range(5_000):  # more than the memo of worked-out values keeps
-        store.remember(("other", i), lambda: i)
+        store.remember(("other", i), lambda i=i: i)
     copy = store.copy()
+    assert isinstance(copy, FreeCards)
     assert copy.answer(("card_at", 0, 1), "card") is first
     store.written()
     assert store.answer(("card_at", 0, 1), "card") is not first  # a change of the cards asks afresh

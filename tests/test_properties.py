@@ -352,15 +352,25 @@ def _waits(st: State, count: int) -> None:
     st.waiting += [Waiting("peek", 0, st.active) for _ in range(count)]
 
 
+def _drawn_window_waiting(st: State) -> None:
+    st.phase = "drawn"
+    _lemma_window(st, "own_draw", 1)
+    _waits(st, 1)
+
+
+def _two_wait_on_discard(st: State) -> None:
+    st.phase = "turn_end"
+    _lemma_window(st, "discard", 1)
+    _waits(st, 2)
+
+
 # The lemmas that let induction prove the encoding's bounds (rules/09_invariants.bao), each with a state
 # that breaks it alone among them; the state before the edit breaks none of them.
 LEMMA_BREAKERS: dict[str, Callable[[State], None]] = {
     "window_only_in_the_turn": lambda st: _lemma_window(st, "discard", 0),
     "drawn_card_window": lambda st: setattr(st, "phase", "drawn"),
-    "own_draw_window_alone": lambda st: (setattr(st, "phase", "drawn"), _lemma_window(st, "own_draw", 1),
-                                         _waits(st, 1)),
-    "one_waits_on_an_unused_window": lambda st: (setattr(st, "phase", "turn_end"), _lemma_window(st, "discard", 1),
-                                                 _waits(st, 2)),
+    "own_draw_window_alone": _drawn_window_waiting,
+    "one_waits_on_an_unused_window": _two_wait_on_discard,
     "two_players_at_least": lambda st: st.seat_round([st.active]),
 }
 

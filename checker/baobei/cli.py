@@ -724,6 +724,9 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--induction", action="store_true",
                            help="also try induction (one step from any state): 'inductive' properties hold in "
                                 "every reachable state")
+            p.add_argument("--certify", action="store_true",
+                           help="induction, and record what it proved in the rules directory (induction.json), "
+                                "which later runs use while the rules and their code are unchanged")
             p.add_argument("--tables", metavar="PATH", default=None,
                            help="scenarios whose tables the engine's search starts from too (default: the "
                                 "project's scenarios/)")

@@ -13,8 +13,11 @@ The relation T is the engine itself running over Z3 terms (machine.py): every mo
 by any player with any arguments from their domains, when the engine's legality admits it, then the
 waiting abilities settled. It starts from any state of the encoding (store.py) that satisfies the
 claims and the encoding's own structure (`well_formed`); the structure, no rule failing (`err`) and no
-bound exceeded (`over`) are proved like the claims. Transition invariants (`old(...)`) and progress
-are judged on one step from any state satisfying the claims that were proved.
+bound exceeded (`over`) are proved like the claims. A claim is judged after a move only where no rule
+failed on it: there the engine raises, and no state follows. Whether that can happen is `rules_never_fail`,
+judged like the others (free cards rarely prove it: a free pile may be empty where a deal needs cards; the
+engine's searches and bounded model checking look for moves the rules cannot carry out). Transition
+invariants (`old(...)`) and progress are judged on one step from any state satisfying the claims proved.
 
 A claim's proof is for every state of the real deck: cards are symbolic, slots unbounded, totals free.
 """
@@ -334,6 +337,7 @@ class InductionReport:
     lemmas: list[str] = field(default_factory=list)  # the rules' lemmas proved with them
     bounds: str = ""  # why nothing counts as proved (the encoding's bounds were not), "" when they were
     seconds: float = 0.0
+    kept: bool = False  # read from the record `verify --certify` made (certificate.py), not judged in this run
 
 
 def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],

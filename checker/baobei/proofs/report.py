@@ -207,7 +207,8 @@ RELATION_TEXT = ("Z3 over the rules' transition relation (proofs/relation.py): e
                  "deck (every species once, further copies until a few cards are left to draw) with the match's "
                  "totals, noted scores and starting player free, and shows that no path of up to k moves "
                  "breaks the property (`bounded` to k); a path that does is replayed by the engine, which must "
-                 "reach the same violation (else the report names a disagreement). With `verify --induction`, "
+                 "reach the same violation (else the report names a disagreement). With `verify --induction` "
+                 "(or its record, made by `verify --certify`), "
                  "induction over the engine's own steps run on Z3 terms (proofs/machine.py), the full deck, the "
                  "cards' layout left free: the claims that read no card and that every move keeps from any state "
                  "satisfying them all are `inductive`: they hold in every reachable state. Then: ")
@@ -236,7 +237,7 @@ def pile_list(rules: Ruleset) -> str:
 
 
 def docs_markdown(rules: Ruleset, source: str, results: list[Result], methods: dict[str, Method],
-                  transitions: int) -> str:
+                  transitions: int, stale: list[int] | None = None) -> str:
     """docs/invariants.md: deterministic (no timings), so that a rerun on the same rules writes the same."""
     counts = f"{rules.min_players} to {rules.max_players}"
     by_inv: dict[str, list[Result]] = {}
@@ -251,7 +252,14 @@ def docs_markdown(rules: Ruleset, source: str, results: list[Result], methods: d
            "from every deal) and by the engine's search (`explored` to a depth, no proof). Replaying a "
            "scenario evaluates the same expressions after every move and fails the scenario naming the "
            "property.", "",
-           "| Property | Cites | Status |", "|---|---|---|"]
+           "Induction over every move of the rules takes minutes per player count: `baobei verify --certify` "
+           "runs it and records what it proved in the rules directory (`induction.json`), under a digest of the "
+           "rules and of the code that gives them their meaning. A default run uses a player count's record only "
+           "while that digest is the current one.", ""]
+    if stale:
+        out += [f"The record is for other rules or another prover (player counts {', '.join(map(str, stale))}): "
+                "it is not used here, and `baobei verify --certify` makes it again.", ""]
+    out += ["| Property | Cites | Status |", "|---|---|---|"]
     for ident, rs in by_inv.items():
         out.append(f"| [{ident}](#{ident.lower()}) | {rs[0].inv.cite} | {summary(rs)} |")
     for ident, rs in by_inv.items():

@@ -63,6 +63,7 @@ from ..scenarios.runner import check_invariants
 from ..scenarios.setup import build_table
 from ..scenarios.syntax import Table
 from .bmc import RULES_RUN, BmcReport, Finding, bmc, properties
+from .certificate import FILE, Kept, certificate_path, kept, record
 from .distribution import Outcome, StateCex, prove_state
 from .induction import InductionReport, reachable
 from .itf import itf_path, itf_trace
@@ -208,6 +209,7 @@ class Relations:
     skip: frozenset[str]
     done: dict[int, Transitions] = field(default_factory=dict)
     tell: Callable[[str], None] = say  # where the progress lines go
+    kept: dict[int, InductionReport] = field(default_factory=dict)  # induction's record (certificate.py)
 
     def report(self, players: int) -> Transitions:
         if players not in self.done:
@@ -230,6 +232,8 @@ class Relations:
             self.tell(f"  ... induction with {players} players: every move of the rules from any state, cards free")
             open_labels = {p.label for p in properties(small, self.skip) if p.label not in found.findings}
             inductive = reachable(self.rules, players, list(NAMES[:players]), open_labels, lambda: None)
+        elif players in self.kept:
+            inductive = self.kept[players]
         return Transitions(found, inductive, "")
 
 
@@ -303,6 +307,7 @@ class Verified:
     methods: dict[str, Method]
     relations: dict[int, Transitions]
     searches: Searches
+    stale: list[int] = field(default_factory=list)  # counts whose induction record is for other rules or code
 
 
 def quiet(line: str) -> None:
@@ -324,10 +329,11 @@ def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, de
     chosen = {p.ident for p in props}
     skip = frozenset(i.ident for i in rules.invariants.values() if over_states(i) and not i.reachable) | frozenset(
         name for name in [*rules.invariants, *rules.progress] if name not in chosen)
-    relations = Relations(rules, bmc_depth, bmc_seconds, with_induction, skip, tell=tell)
+    recorded = Kept({}, []) if with_induction else kept(Path(rules.source))
+    relations = Relations(rules, bmc_depth, bmc_seconds, with_induction, skip, tell=tell, kept=recorded.reports)
     if any(searched(p) for p in props):
         judge_counts(searches, relations, counts, workers)
-    out = Verified([], [], {}, relations.done, searches)
+    out = Verified([], [], {}, relations.done, searches, recorded.stale)
     for prop in props:
         reads: list[str] = []
         explored = False
@@ -455,8 +461,10 @@ def relation_detail(label: str, relation: Transitions) -> str:
     if b.bound_reached:
         text += f"; a state beyond the encoding's bounds is reachable at depth {b.depth + 1}"
     if relation.induction is not None and label in relation.induction.inductive:
+        ind = relation.induction
         text = "proved for every reachable state (induction: kept by every move of the rules from any state " \
-               "satisfying the proved claims, cards free); " + text
+               f"satisfying the proved claims, cards free; lemmas: {', '.join(ind.lemmas) or 'none'}" + \
+               (f"; recorded by `verify --certify` in {FILE}" if ind.kept else "") + "); " + text
     elif relation.induction is not None and label in relation.induction.dropped:
         text = f"induction did not prove it: {relation.induction.dropped[label]}; " + text
     return text
@@ -574,7 +582,16 @@ def run_verify(args: argparse.Namespace) -> int:
     only = frozenset(args.only) if getattr(args, "only", None) else None
     if only is not None and getattr(args, "docs", None):
         raise BaoError("--docs documents every property: leave out --only")
+    certify = bool(getattr(args, "certify", False))
+    if certify and only is not None:
+        raise BaoError("--certify records induction for every property: leave out --only")
+    if certify:
+        args.induction = True
+        check_writable(certificate_path(directory))
     verified = judge_all(args, rules, counts, only, voice)
+    if certify:
+        proved = {n: t.induction for n, t in verified.relations.items() if t.induction is not None}
+        voice.line(f"recorded induction for {plural(len(proved), 'player count')} in {record(directory, proved)}")
     failing_rules = rules_failures(verified.searches)
     beyond = show_shared(verified, failing_rules, voice)
     if voice.verbose:
@@ -592,7 +609,8 @@ def run_verify(args: argparse.Namespace) -> int:
         write_json(json_out, results_json(summary, verified))
     docs = getattr(args, "docs", None)
     if docs:
-        write_output(Path(docs), invariants_markdown(rules, directory, verified.results, verified.methods))
+        write_output(Path(docs), invariants_markdown(rules, directory, verified.results, verified.methods,
+                                                     verified.stale))
         voice.line(f"wrote {docs}")
     failed = [r for r in verified.results if r.outcome.status in SHOWN_WITH_LINE]
     return EXIT_FAIL if failed or beyond else EXIT_OK
@@ -673,6 +691,10 @@ def show_shared(verified: Verified, failing_rules: list[tuple[int, str, Failure]
         for line, failed in shared_lines(n, verified.relations.get(n), verified.searches, voice.verbose):
             voice.line(line, "fail" if failed else None)
             beyond += failed
+    if verified.stale:
+        counts_text = f"{plural(len(verified.stale), 'player count')} {', '.join(map(str, verified.stale))}"
+        voice.line(f"induction the record {FILE} is for other rules or another prover ({counts_text}): not used; "
+                   "`baobei verify --certify` makes it again")
     for players, where, failure in failing_rules:
         voice.line(f"violated  a move the rules cannot carry out with {players} players, reached {failure.depth} "
                    f"moves {where}: " + " / ".join(failure.moves), "fail")
@@ -768,7 +790,8 @@ def results_json(summary: dict[str, object], verified: Verified) -> str:
     """verify's results for programs (docs/verify.schema.json): one entry per property and player count,
     the shared work per player count."""
     entries = [result_json(r, v) for r, v in zip(verified.results, verified.verdicts, strict=True)]
-    induction = {str(n): {"seconds": round(t.induction.seconds, 3), "lemmas_proved": t.induction.lemmas}
+    induction = {str(n): {"seconds": round(t.induction.seconds, 3), "lemmas_proved": t.induction.lemmas,
+                          "recorded": t.induction.kept}
                  for n, t in sorted(verified.relations.items()) if t.induction is not None}
     return json.dumps({**summary, "shared": shared_json(verified), "results": entries, "induction": induction},
                       indent=2, ensure_ascii=False) + "\n"
@@ -829,8 +852,9 @@ def relation_lines(players: int, t: Transitions, verbose: bool = False) -> list[
     out += [(f"disagree  {d}", True) for d in b.disagreements]
     ind = t.induction
     if ind is not None:
+        where = f"; recorded by `verify --certify` in {FILE}, which took" if ind.kept else ""
         out.append((f"induction {players} players: {len(ind.inductive)} proved for every reachable state, "
-                    f"lemmas proved: {', '.join(ind.lemmas) or 'none'} ({ind.seconds:.1f}s)", False))
+                    f"lemmas proved: {', '.join(ind.lemmas) or 'none'} ({ind.seconds:.1f}s{where})", False))
         if ind.bounds:
             out.append((f"induction {players} players: {ind.bounds}", False))
             for name in ("well_formed", "within_bounds") if verbose else ():
@@ -838,10 +862,11 @@ def relation_lines(players: int, t: Transitions, verbose: bool = False) -> list[
     return out
 
 
-def invariants_markdown(rules: Ruleset, directory: Path, results: list[Result], methods: dict[str, Method]) -> str:
+def invariants_markdown(rules: Ruleset, directory: Path, results: list[Result], methods: dict[str, Method],
+                        stale: list[int] | None = None) -> str:
     """docs/invariants.md: every property with its citation, method and result (no timings: the same
     rules give the same file, so that `baobei docs --check` can compare it)."""
-    return docs_markdown(rules, display_path(directory), results, methods, len(transitions(rules)))
+    return docs_markdown(rules, display_path(directory), results, methods, len(transitions(rules)), stale)
 
 
 def invariants_doc(directory: Path) -> str:
@@ -850,7 +875,7 @@ def invariants_doc(directory: Path) -> str:
     Engine(rules)  # an unknown name is bad input, as in `baobei verify`
     counts = check_players(rules, None)
     verified = verify_all(rules, counts, tables=default_scenarios_dir(), workers=default_workers(counts))
-    return invariants_markdown(rules, directory, verified.results, verified.methods)
+    return invariants_markdown(rules, directory, verified.results, verified.methods, verified.stale)
 
 
 def tables_dir(args: argparse.Namespace) -> Path | None:

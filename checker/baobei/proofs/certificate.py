@@ -1,0 +1,95 @@
+"""Induction's results kept beside the rules they are for: `verify --certify` writes them, every verify reads them.
+
+Induction over every move of the rules takes minutes per player count, beyond the budget of a default
+`verify` (and of the docs it writes). What it proved is kept in `induction.json` in the rules directory,
+under a key: a digest of the rules' files and of the code that gives them their meaning and proves them
+(the language, the engine, the prover, the grammar). A default run takes a count's results from there only
+when the key is the current one; any edit of the rules or of that code makes the record stale, and the run
+says so instead of using it (run `baobei verify --certify` again). So a result read from the file is one
+this code proved for these rules, as the same run with `--induction` would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from ..language.errors import write_output
+from ..language.paths import grammar_dir
+from .induction import InductionReport
+
+FILE = "induction.json"
+FORMAT = 1
+# What a proof depends on, besides the rules: the packages that parse, mean and prove them.
+MEANING = ("language", "engine", "proofs")
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def certificate_path(rules_dir: Path) -> Path:
+    return rules_dir / FILE
+
+
+def key(rules_dir: Path) -> str:
+    """The digest of the rules' files and the code of their meaning, paths relative (any checkout agrees)."""
+    digest = hashlib.sha256(f"format {FORMAT}".encode())
+    for f in sorted(rules_dir.glob("*.bao")):
+        digest.update(b"\0rules/" + f.name.encode() + b"\0" + f.read_bytes())
+    for part in MEANING:
+        for f in sorted((PACKAGE / part).rglob("*.py")):
+            digest.update(b"\0" + f.relative_to(PACKAGE).as_posix().encode() + b"\0" + f.read_bytes())
+    for f in sorted(grammar_dir().glob("*")):
+        if f.is_file():
+            digest.update(b"\0grammar/" + f.name.encode() + b"\0" + f.read_bytes())
+    return digest.hexdigest()
+
+
+def _read(rules_dir: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(certificate_path(rules_dir).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # none kept, or not a record this code can read: induction was not run for these rules
+    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+
+
+@dataclasses.dataclass
+class Kept:
+    """What the record holds for one rules directory: the counts proved under the current key, and the
+    counts whose record is stale (made for other rules or other code)."""
+
+    reports: dict[int, InductionReport]
+    stale: list[int]
+
+
+def kept(rules_dir: Path) -> Kept:
+    data = _read(rules_dir)
+    if data is None:
+        return Kept({}, [])
+    counts = {int(n): entry for n, entry in data.get("counts", {}).items()}
+    if data.get("key") != key(rules_dir):
+        return Kept({}, sorted(counts))
+    return Kept({n: _report(entry) for n, entry in counts.items()}, [])
+
+
+def _report(entry: dict[str, Any]) -> InductionReport:
+    return InductionReport(inductive=set(entry["inductive"]), dropped=dict(entry["dropped"]),
+                           ctis={k: list(v) for k, v in entry["ctis"].items()}, lemmas=list(entry["lemmas"]),
+                           bounds=str(entry["bounds"]), seconds=float(entry["seconds"]), kept=True)
+
+
+def record(rules_dir: Path, reports: dict[int, InductionReport]) -> Path:
+    """Keep these counts' results under the current key (with those of other counts kept under it before)."""
+    current = key(rules_dir)
+    data = _read(rules_dir)
+    counts: dict[str, Any] = data.get("counts", {}) if data is not None and data.get("key") == current else {}
+    for n, report in sorted(reports.items()):
+        counts[str(n)] = {"inductive": sorted(report.inductive), "dropped": dict(sorted(report.dropped.items())),
+                          "ctis": dict(sorted(report.ctis.items())), "lemmas": sorted(report.lemmas),
+                          "bounds": report.bounds, "seconds": round(report.seconds, 1)}
+    path = certificate_path(rules_dir)
+    ordered = dict(sorted(counts.items(), key=lambda item: int(item[0])))
+    text = json.dumps({"format": FORMAT, "key": current, "counts": ordered}, indent=1, ensure_ascii=False)
+    write_output(path, text + "\n")
+    return path

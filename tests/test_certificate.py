@@ -1,0 +1,81 @@
+"""Induction's record beside the rules (proofs/certificate.py): used while its key is current, never after an
+edit of the rules, and shown as what it is in verify's lines and the invariants page."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from baobei.language.load import load_ruleset
+from baobei.language.paths import default_rules_dir
+from baobei.proofs.certificate import FILE, kept, key, record
+from baobei.proofs.induction import InductionReport
+from baobei.proofs.verify import invariants_markdown, results_json, verify_all
+from jsonschema import Draft202012Validator
+
+PROPERTY = "peek_limit"
+SCHEMA = Path(__file__).resolve().parent.parent / "docs" / "verify.schema.json"
+
+
+@pytest.fixture
+def rules_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "rules"
+    shutil.copytree(default_rules_dir(), target, ignore=shutil.ignore_patterns(FILE))
+    return target
+
+
+def proved(label: str) -> InductionReport:
+    # What the record says is the plumbing's to carry: made here, not by a run of induction.
+    return InductionReport(inductive={label}, lemmas=["two_wait_at_most"], seconds=12.5)
+
+
+def test_a_record_is_used_for_its_rules_and_code_only(rules_copy: Path) -> None:
+    assert kept(rules_copy).reports == {} and kept(rules_copy).stale == []  # nothing recorded yet
+    record(rules_copy, {2: proved(f"invariant {PROPERTY}")})
+    got = kept(rules_copy)
+    assert set(got.reports) == {2} and got.reports[2].inductive == {f"invariant {PROPERTY}"}
+    assert got.reports[2].kept and got.reports[2].lemmas == ["two_wait_at_most"]
+    before = key(rules_copy)
+    with (rules_copy / "09_invariants.bao").open("a", encoding="utf-8") as f:
+        f.write("\n# an edit of the rules, even a comment, is other rules\n")
+    assert key(rules_copy) != before
+    assert kept(rules_copy).reports == {} and kept(rules_copy).stale == [2]
+
+
+def test_a_later_count_keeps_the_earlier_ones_under_the_same_key(rules_copy: Path) -> None:
+    record(rules_copy, {2: proved(f"invariant {PROPERTY}")})
+    record(rules_copy, {3: proved(f"invariant {PROPERTY}")})
+    assert set(kept(rules_copy).reports) == {2, 3}
+
+
+def test_verify_reports_a_recorded_proof_and_says_when_the_record_is_stale(rules_copy: Path) -> None:
+    record(rules_copy, {2: proved(f"invariant {PROPERTY}")})
+    rules = load_ruleset(rules_copy)
+    verified = verify_all(rules, [2], depth=2, states=200, bmc_depth=1, table_depth=0,
+                          only=frozenset({PROPERTY}))
+    (result,) = verified.results
+    assert result.outcome.status == "inductive"
+    assert "proved for every reachable state" in result.outcome.detail and FILE in result.outcome.detail
+    assert "lemmas: two_wait_at_most" in result.outcome.detail
+    data = json.loads(results_json({"rules": "rules/", "player_counts": [2], "seconds": 1.0, "cpu_seconds": 1.0,
+                                    "tally": {"inductive": 1}}, verified))
+    assert data["induction"]["2"] == {"seconds": 12.5, "lemmas_proved": ["two_wait_at_most"], "recorded": True}
+    Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(data)
+    with (rules_copy / "09_invariants.bao").open("a", encoding="utf-8") as f:
+        f.write("\n# edited\n")
+    rules = load_ruleset(rules_copy)
+    verified = verify_all(rules, [2], depth=2, states=200, bmc_depth=1, table_depth=0,
+                          only=frozenset({PROPERTY}))
+    assert verified.results[0].outcome.status == "bounded" and verified.stale == [2]
+    page = invariants_markdown(rules, rules_copy, verified.results, verified.methods, verified.stale)
+    assert "The record is for other rules or another prover (player counts 2)" in page
+
+
+def test_certify_records_every_property_so_it_refuses_only(rules_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from baobei.cli import main
+
+    assert main(["verify", "--rules", str(rules_copy), "--certify", "--only", PROPERTY, "--players", "2"]) == 2
+    assert "--certify records induction for every property" in capsys.readouterr().err
+    assert not (rules_copy / FILE).exists()

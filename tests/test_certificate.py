@@ -73,7 +73,8 @@ def test_verify_reports_a_recorded_proof_and_says_when_the_record_is_stale(rules
     assert "The record is for other rules or another prover (player counts 2)" in page
 
 
-def test_certify_records_every_property_so_it_refuses_only(rules_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_certify_refuses_only(rules_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--certify records induction for every property: a run judging a few would record a part as the whole."""
     from baobei.cli import main
 
     assert main(["verify", "--rules", str(rules_copy), "--certify", "--only", PROPERTY, "--players", "2"]) == 2

@@ -71,3 +71,28 @@ def test_a_question_about_the_cards_keeps_its_answer_however_much_else_is_rememb
     assert copy.answer(("card_at", 0, 1), "card") is first
     store.written()
     assert store.answer(("card_at", 0, 1), "card") is not first  # a change of the cards asks afresh
+
+
+def test_houdini_asks_a_step_again_only_when_it_was_checked_under_claims_since_dropped() -> None:
+    from baobei.proofs.induction import houdini
+
+    alive: dict[str, object] = {"a": None, "b": None, "c": None}
+    asked: list[tuple[int, frozenset[str]]] = []
+
+    def check(step: int) -> bool:
+        asked.append((step, frozenset(alive)))
+        if step == 2 and "b" in alive:
+            alive.pop("b")  # step 2 breaks b
+            return True
+        if step == 0 and "c" in alive and "b" not in alive:
+            alive.pop("c")  # without b assumed, step 0 breaks c
+            return True
+        return False
+
+    houdini([0, 1, 2, 3], alive, check, lambda: None)
+    assert set(alive) == {"a"}
+    # Steps 0 and 1 were checked assuming b, step 2 dropped it: those three again; step 3 was checked after
+    # the drop, and only c's drop (by step 0) sends every other step back.
+    assert asked == [(0, frozenset("abc")), (1, frozenset("abc")), (2, frozenset("abc")), (3, frozenset("ac")),
+                     (0, frozenset("ac")), (1, frozenset("a")), (2, frozenset("a")), (3, frozenset("a")),
+                     (0, frozenset("a"))]

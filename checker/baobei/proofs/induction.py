@@ -223,13 +223,7 @@ def prove(rules: Ruleset, players: int, names: list[str], claims: list[s.Invaria
     _base_case(rules, rel, rel.initial(), alive, out)
     # The steps are built once, for every state of the encoding: Houdini only weakens what it assumes.
     steps = rel.build(deadline)
-    changed = True
-    while changed:
-        changed = False
-        for step in steps:
-            deadline()
-            if _houdini_step(rules, rel, step, base, pre_claims, alive, out):
-                changed = True
+    houdini(steps, alive, lambda step: _houdini_step(rules, rel, step, base, pre_claims, alive, out), deadline)
     out.steps = len(steps)
     out.proved = sorted(alive)
     kept = [pre_claims[name] for name in alive]
@@ -237,6 +231,24 @@ def prove(rules: Ruleset, players: int, names: list[str], claims: list[s.Invaria
         out.transitions[decl.ident] = _transition(rules, rel, steps, base + kept, decl, deadline)
     out.seconds = time.perf_counter() - began
     return out
+
+
+def houdini(steps: list[Any], alive: dict[str, Any], check: Callable[[Any], bool],
+            deadline: Callable[[], None]) -> None:
+    """Check steps until every one keeps every claim alive, assuming them all before it; `check` drops the
+    claims a step breaks (true when it dropped one). A step is checked again only while the claims it was
+    last checked under are not those alive now: one checked after the last drop is not asked again."""
+    kept_under: dict[int, frozenset[str]] = {}
+    while len(kept_under) < len(steps) or any(under != frozenset(alive) for under in kept_under.values()):
+        for i, step in enumerate(steps):
+            deadline()
+            now = frozenset(alive)
+            if kept_under.get(i) == now:
+                continue
+            if check(step):
+                kept_under.pop(i, None)  # it was checked assuming more than is alive now: again
+            else:
+                kept_under[i] = now
 
 
 def _claims(rules: Ruleset, st: SymStore, alive: dict[str, Any]) -> dict[str, Z]:

@@ -282,22 +282,48 @@ def _houdini_step(rules: Ruleset, rel: Relation, step: Step, base: list[Z], pre_
     solver.set("timeout", CHECK_MS)
     solver.add(*rel.side, *base, step.allowed, T.not_(rel.pre[("err",)]))
     solver.add(*[pre_claims[name] for name in alive])
-    dropped = False
-    for name, goal in goals.items():
+    # Every claim at once: usually the step keeps them all, and one query says so. A model breaks at least
+    # one; each it breaks is dropped with it as its CTI, and the rest are asked again.
+    pending, before = dict(goals), len(alive)
+    while pending:
+        answer = T.check(solver, T.or_(FALSE, *[T.not_(g) for g in pending.values()]))
+        if answer == z3.unsat:
+            break
+        if answer == z3.unknown:
+            _one_by_one(rules, rel, step, solver, pending, alive, out)
+            break
+        model = solver.model()
+        broken = [name for name, g in pending.items() if not z3.is_true(model.eval(g, model_completion=True))]
+        if not broken:  # no claim false in the model as Z3 completes it: ask each alone
+            _one_by_one(rules, rel, step, solver, pending, alive, out)
+            break
+        cti = _cti(rules, rel, step, model)
+        for name in broken:
+            alive.pop(name, None)
+            out.ctis[name] = dataclasses.replace(cti, claim=name)
+            del pending[name]
+    return len(alive) < before
+
+
+def _one_by_one(rules: Ruleset, rel: Relation, step: Step, solver: Any, pending: dict[str, Z],
+                alive: dict[str, Any], out: Proof) -> None:
+    """The claims Z3 could not judge together, each alone: one it cannot judge in its time is dropped too."""
+    for name, goal in pending.items():
         answer = T.check(solver, T.not_(goal))
         if answer == z3.unsat:
             continue
-        dropped = True
         alive.pop(name, None)
         if answer == z3.sat:
-            model = solver.model()
-            eng = Engine(rules)
-            before = state_of(eng, rel.codes, rel.pre, model, rel.names)
-            after = state_of(eng, rel.codes, step.post, model, rel.names)
-            out.ctis[name] = Cti(name, _describe(rel, step, model), before, after)
+            out.ctis[name] = dataclasses.replace(_cti(rules, rel, step, solver.model()), claim=name)
         else:
             out.ctis[name] = Cti(name, f"{step.cm.name} (Z3 gave no answer in {CHECK_MS // 1000} s)", None, None)
-    return dropped
+
+
+def _cti(rules: Ruleset, rel: Relation, step: Step, model: Any) -> Cti:
+    eng = Engine(rules)
+    before = state_of(eng, rel.codes, rel.pre, model, rel.names)
+    after = state_of(eng, rel.codes, step.post, model, rel.names)
+    return Cti("", _describe(rel, step, model), before, after)
 
 
 def _unless_failed(name: str, post: SymStore, goal: Z) -> Z:

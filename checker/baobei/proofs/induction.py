@@ -402,10 +402,10 @@ def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
         return report
     for name in proof.proved:
         proved = rules.invariants.get(name)
-        if proved is not None and proved.lemma:
-            report.lemmas.append(name)
-        elif proved is not None:
-            report.inductive.add(f"invariant {name}")
+        if proved is not None:
+            report.inductive.add(f"invariant {name}")  # a lemma proved is a property proved, as the others
+            if proved.lemma:
+                report.lemmas.append(name)
     for name, cti in proof.ctis.items():
         report.dropped[f"invariant {name}" if name in rules.invariants else name] = cti_reason(cti)
         report.ctis[f"invariant {name}" if name in rules.invariants else name] = cti_lines(rules, cti)

@@ -530,3 +530,18 @@ def test_json_results_follow_their_schema(tmp_path: Path) -> None:
     assert all(isinstance(v, float) for v in own.values())
     assert {m[2]: m[4] for m in LINE.finditer(out)} == {k: f"{v:.3f}s" for k, v in own.items()}
     assert data["shared"] == {}  # nothing searched: no work shared
+
+
+def test_over_every_state_a_round_may_be_played_by_a_few() -> None:
+    """Z3 over every state lets any seats take part in the round: a claim that holds only while everybody
+    plays (at least two players, say) is not proved there, and its counterexample names who plays."""
+    from baobei.proofs.distribution import prove_state
+    from baobei.proofs.report import scenario_table
+
+    rules = load_ruleset(default_rules_dir())
+    outcome = prove_state(rules, rules.invariants["two_players_at_least"], 3)
+    assert outcome.status == "violated" and outcome.cex is not None
+    assert len(outcome.cex.among) == 1
+    assert any(line.startswith("  among ") for line in scenario_table(rules, outcome.cex))
+    # A claim about every player of the round stays proved: fewer players, fewer to check.
+    assert prove_state(rules, rules.invariants["single_negative"], 3).status == "proved"

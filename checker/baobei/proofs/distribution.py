@@ -69,6 +69,10 @@ class DistributionModel(SymbolicModel):
         capacity = rules.hand.capacity if rules.hand is not None else 1
         self.hands = [[z3.Int(f"hand{p}_{j}") for j in range(capacity)] for p in range(players)]
         self.constraints: list[Z] = self._places_hold_the_deck()
+        # Who takes part in this round: any seats, at least one (a decision round is played by a few). A claim
+        # proved with every seat taking part would not be proved for a round among a few.
+        self.in_round = [z3.Bool(f"in_round{p}") for p in range(players)]
+        self.constraints.append(z3.Or(*self.in_round))
         self.tops: dict[str, Z] = {}
         self.engine_names: dict[str, SVal] = {}
         self.scalars: dict[str, SVal] = {}
@@ -251,15 +255,16 @@ class DistributionModel(SymbolicModel):
         # A symbolic seat: the items are every player, present unless skipped; the order
         # is one of n rotations (no modular arithmetic for Z3).
         who = player.term
-        items = tuple((PlayerV(z3.IntVal(q)), z3.And(who != NONE_ID, TRUE if include_self else who != q))
-                      for q in range(self.n))
+        items = tuple((PlayerV(z3.IntVal(q)), z3.And(who != NONE_ID, TRUE if include_self else who != q,
+                                                     self.in_round[q])) for q in range(self.n))
         orders = tuple((who == p, self.seats_of(p, skip)) for p in range(self.n))
         return ListV(items, orders)
 
     def seats_of(self, seat: int, skip: int) -> ListV:
         if not 0 <= seat < self.n:
             return ListV(())
-        return ListV(tuple((PlayerV(z3.IntVal((seat + i) % self.n)), TRUE) for i in range(skip, self.n)))
+        return ListV(tuple((PlayerV(z3.IntVal((seat + i) % self.n)), self.in_round[(seat + i) % self.n])
+                           for i in range(skip, self.n)))
 
 
 if TYPE_CHECKING:
@@ -285,6 +290,7 @@ class StateCex:
     columns: dict[str, list[Any]]  # definitions of one player, per player
     defines: dict[str, Any]  # definitions without arguments
     broken: list[str] = field(default_factory=list)  # obligations that fail (a missing table row)
+    among: list[int] = field(default_factory=list)  # the seats taking part in the round (empty: every one)
 
 
 @dataclass
@@ -434,7 +440,9 @@ def read_cex(m: Any, model: DistributionModel, tr: Translator, display: Display)
 
     columns, consts = display
     broken = [o.broken for o in tr.obligations if not z3.is_true(m.eval(o.holds, model_completion=True))]
+    among = [p for p, flag in enumerate(model.in_round) if z3.is_true(m.eval(flag, model_completion=True))]
     return StateCex(
+        among=among if len(among) < model.n else [],
         players=model.n,
         tableaux=[spread(row) for row in model.tableau],
         hands=[[sp[k].name for h in hand if (k := count(h)) != NONE_ID] for hand in model.hands],

@@ -69,6 +69,8 @@ def cex_table(rules: Ruleset, cex: StateCex) -> list[str]:
     rows = []
     for p, name in enumerate(names):
         cards = ", ".join(f"{i + 1}:{c} ({values[c]})" for i, c in enumerate(cex.tableaux[p])) or "(no cards)"
+        if cex.among and p not in cex.among:
+            cards += " (not in this round)"
         if cex.hands[p]:
             cards += "; holds " + ", ".join(cex.hands[p])
         cells = [show(v[p], names, "") for v in cex.columns.values()]
@@ -126,6 +128,8 @@ def scenario_header(inv: s.InvariantDecl, players: int) -> list[str]:
 def scenario_table(rules: Ruleset, cex: StateCex) -> list[str]:
     names = player_names(cex.players)
     lines = ["table", "  players " + " ".join(names)]
+    if cex.among:
+        lines.append("  among " + " ".join(names[p] for p in cex.among))
     for p, name in enumerate(names):
         if cex.tableaux[p]:
             lines.append(f"  {name}: " + ", ".join(cex.tableaux[p]))

@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import FunctionType
 from typing import Any
 
@@ -118,6 +118,10 @@ TABLE_METHODS: dict[str, tuple[str, str]] = {
 }
 # The builtins that take a slot (a (player, number) pair) apart: which item of the pair they give.
 SLOT_PARTS = {"owner": 0, "slot_no": 1}
+# The builtins whose Table method is one read of the state's lists, written out in place of the call ({0}, {1}:
+# the arguments, neither none): `knows` is asked for every card and player by the invariants about knowledge,
+# after every move. tests/test_speed_codegen.py checks each against the builtin's own implementation.
+TABLE_READS: dict[str, str] = {"knows": "(st.known[{1}] >> {0} & 1 == 1)"}
 
 
 class Checked:
@@ -147,23 +151,27 @@ class Frame:
     params: tuple[str, ...]
     tallies: dict[str, str] = field(default_factory=dict)  # builtin -> the local that holds its tally
     memos: dict[int, tuple[str, int]] = field(default_factory=dict)  # id of a node -> where its value is kept
+    # Locals that are never none (an item of the players or the deck, an argument that is not optional): a
+    # builtin given one needs no test for none, which it would pass on every item of a loop.
+    present: frozenset[str] = frozenset()
 
-    def bind(self, name: str, local: str) -> Frame:
-        return Frame({**self.names, name: local}, (*self.params, local), self.tallies, self.memos)
+    def bind(self, name: str, local: str, present: bool = False) -> Frame:
+        return replace(self, names={**self.names, name: local}, params=(*self.params, local),
+                       present=self.present | {local} if present else self.present)
 
     def tallied(self, builtin: str, local: str) -> Frame:
-        return Frame(self.names, (*self.params, local), {**self.tallies, builtin: local}, self.memos)
+        return replace(self, params=(*self.params, local), tallies={**self.tallies, builtin: local})
 
     def memoized(self, local: str, nodes: list[s.Expr], keys: Iterator[int]) -> Frame:
-        return Frame(self.names, (*self.params, local), self.tallies,
-                     {**self.memos, **{id(node): (local, next(keys)) for node in nodes}})
+        return replace(self, params=(*self.params, local),
+                       memos={**self.memos, **{id(node): (local, next(keys)) for node in nodes}})
 
     def unmemoized(self, node: s.Expr) -> Frame:
-        return Frame(self.names, self.params, self.tallies, {k: v for k, v in self.memos.items() if k != id(node)})
+        return replace(self, memos={k: v for k, v in self.memos.items() if k != id(node)})
 
     def before(self) -> Frame:
         """The frame inside `old(...)`: the tallies counted in the state after the move do not hold there."""
-        return Frame(self.names, self.params, {}, self.memos)
+        return replace(self, tallies={})
 
 
 @dataclass
@@ -265,6 +273,8 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
         """A helper function over the frame's names; the code that calls it."""
         name = name or self.unit.fresh("h")
         args = ", ".join(frame.params)
+        if not self.checked:
+            body = _hoisted(body)
         self.helpers.append(f"def {name}({args}):\n" + "".join(f"    {line}\n" for line in body))
         return f"{name}({args})"
 
@@ -322,7 +332,7 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
         if builtin.name in frame.tallies:
             t, default, tally = self.temp(), self.unit.const(builtin.none_value), frame.tallies[builtin.name]
             return f"({default} if ({t} := {args[0]}) is None else {tally}.get({t}, {default}))", depth + 1
-        return self._fast(builtin, args), depth + 1
+        return self._fast(builtin, args, frame.present), depth + 1
 
     @staticmethod
     def _define_call(name: str, args: list[str]) -> str:
@@ -336,23 +346,33 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
             return f"_fact({b}, {self.unit.const(self.unit.facts[builtin.fact])}, {p}, {args[0]})"
         return f"_call({b}, {p}, st{''.join(', ' + a for a in args)})"
 
-    def _fast(self, builtin: Builtin, args: list[str]) -> str:
+    def _fast(self, builtin: Builtin, args: list[str], known: frozenset[str] = frozenset()) -> str:
+        """A builtin's call; `known`: locals that are never none (an argument that is one needs no test)."""
         default = self.unit.const(builtin.none_value)
         if builtin.fact:
+            if args[0] in known:
+                return f"{self.unit.const(self.unit.facts[builtin.fact])}[{args[0]}]"
             t, facts = self.temp(), self.unit.const(self.unit.facts[builtin.fact])
             return f"({default} if ({t} := {args[0]}) is None else {facts}[{t}])"
         run = self.unit.const(builtin.run)
         if builtin.total or not args:
             return f"{run}(st{''.join(', ' + a for a in args)})"
-        temps = [self.temp() for _ in args]
-        present = " & ".join(f"(({t} := {a}) is not None)" for t, a in zip(temps, args, strict=True))
+        temps = [a if a in known else self.temp() for a in args]
+        tests = " & ".join(f"(({t} := {a}) is not None)" for t, a in zip(temps, args, strict=True) if a not in known)
+
+        def unless_none(code: str) -> str:
+            return f"({code} if {tests} else {default})" if tests else f"({code})"
+
+        read = TABLE_READS.get(builtin.name)
+        if read is not None:
+            return unless_none(read.format(*temps))
         method = TABLE_METHODS.get(builtin.name)
         if method is not None:  # the implementation's one call, made directly: no call of the lambda around it
             call, test = method
-            return f"(st.{call}({', '.join(temps)}){test} if {present} else {default})"
+            return unless_none(f"st.{call}({', '.join(temps)}){test}")
         if builtin.name in SLOT_PARTS:  # a slot taken apart: the item itself, without a call
-            return f"({temps[0]}[{SLOT_PARTS[builtin.name]}] if {present} else {default})"
-        return f"({run}(st, {', '.join(temps)}) if {present} else {default})"
+            return unless_none(f"{temps[0]}[{SLOT_PARTS[builtin.name]}]")
+        return unless_none(f"{run}(st, {', '.join(temps)})")
 
     def index(self, node: s.Index, frame: Frame) -> tuple[str, int]:
         index, depth = self.sub(node.index, frame)
@@ -416,7 +436,7 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
         is asked once before the loop instead of once per item: the state does not change meanwhile."""
         items = self.items(self.code(domain, frame))
         local = self.unit.fresh("l")
-        inner, counts = frame.bind(var, local), []
+        inner, counts = frame.bind(var, local, present=_none_free(domain, frame)), []
         for builtin in _tallies(body):
             if builtin.name not in inner.tallies and not self.checked:
                 tally = self.unit.fresh("c")
@@ -475,6 +495,33 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
 
 # The name the generated code reads the state by (a parameter of every generated function and helper).
 _STATE = re.compile(r"\bst\b")
+
+
+# The state's lists that a helper reads item by item (`knows` of every card and player, after a move and
+# before it): each is looked up once, when the helper starts, instead of once per item. The state does not
+# change while an expression is evaluated, and an expression that reads the state before a move (`old`) is
+# evaluated only where there is one.
+_HOISTED = ((re.compile(r"\bctx\.before\.st\.known\["), "_before_known", "ctx.before.st.known"),
+            (re.compile(r"(?<![.\w])st\.known\["), "_known", "st.known"))
+
+
+def _hoisted(body: list[str]) -> list[str]:
+    """A helper's lines, each list of `_HOISTED` it reads looked up once at the start."""
+    head: list[str] = []
+    for pattern, local, read in _HOISTED:
+        if any(pattern.search(line) for line in body):
+            head.append(f"{local} = {read}")
+            body = [pattern.sub(local + "[", line) for line in body]
+    return head + body
+
+
+# The names of the state whose lists never hold none: an item of one is a player or a card.
+NONE_FREE = frozenset({"players", "deck"})
+
+
+def _none_free(domain: s.Expr, frame: Frame) -> bool:
+    """Whether no item of this domain is none (the players of the round, the deck)."""
+    return isinstance(domain, s.Name) and domain.name in NONE_FREE and domain.name not in frame.names
 
 
 def _plain(node: s.Expr) -> bool:

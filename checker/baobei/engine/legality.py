@@ -18,12 +18,12 @@ import dataclasses
 import functools
 import random
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
-from itertools import accumulate
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator
+from itertools import accumulate, chain
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..language import syntax as s
-from ..language.errors import Rejection
+from ..language.errors import EngineError, Rejection
 from ..language.walk import free_names, move_phases, phase_guard
 from . import sampling
 from .codegen import Unit
@@ -34,6 +34,7 @@ from .protection import Protection, protection_against, tableau_of
 from .runtime import Ctx, Fn, Origin, Proc
 from .sampling import Guard, Level, Sampler, Sizes, WhenProtected
 from .state import State, Waiting
+from .verdict import Verdict, verdict
 
 if TYPE_CHECKING:
     from ..language.ruleset import Ruleset
@@ -76,6 +77,11 @@ class CompiledMove:
     # Its legal moves listed by generated code, from the sampler's guards (None: listed by `moves_of`'s general
     # walk: a step, whose choices a trial run judges, or a move whose arguments repeat a name).
     listing: Enumerator | None = None
+    # Whether generation would make a given move of this kind (verdict.py): lets a check skip the layers
+    # that explain a refusal (None: a move whose arguments repeat a name).
+    verdict: Verdict | None = None
+    # A step's enumerator, for the states where no tableau is protected: its trial run refuses nothing there.
+    unprotected_listing: Enumerator | None = None
 
     @property
     def name(self) -> str:
@@ -101,8 +107,10 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
     player_guards = ((m.by,) if m.by is not None else ()) + tuple(req.cond for _, req in fixed)
     # Repeated argument names leave fewer names than arguments: drawing them fails as listing them would.
     paired = len(no_args) == len(params)
-    sample = sampling.sampler(comp.unit, names, tuple(params), drawn) if paired else _unpaired
-    listing = enumerator(comp.unit, m.name, names, tuple(params), drawn) if paired and not m.is_step else None
+    present = never_none(m)
+    sample = sampling.sampler(comp.unit, names, tuple(params), drawn, present) if paired else _unpaired
+    listed = enumerator(comp.unit, m.name, names, tuple(params), drawn, present) if paired else None
+    judged = verdict(comp.unit, names, tuple(params), arg_kinds, drawn, present) if paired else None
     return CompiledMove(m, by, fixed, dependent, levels, body, phases,
                         m.by is not None and _is_actor_active(m.by),
                         any(_is_window_guard(req.cond) for req in m.requires),
@@ -110,7 +118,16 @@ def compile_move(comp: Compiler, m: s.MoveDecl, window_move: bool, protections: 
                         names, comp.function(player_guards, names, conjunction=True), sample,
                         sampling.weight(comp.unit, arg_kinds),
                         not m.is_ability and len(names) == 2 + len(params),
-                        all(p.kind != "held_card" for p in m.params), listing)
+                        all(p.kind != "held_card" for p in m.params), None if m.is_step else listed, judged,
+                        listed if m.is_step else None)
+
+
+def never_none(m: s.MoveDecl) -> frozenset[str]:
+    """The names of a move that are never none where its generated guards read them: the actor (a player),
+    and the arguments that are not optional (their domains hold no none). Where a name is repeated the later
+    binding wins (`env_for`), so only a name all of whose bindings are never none counts."""
+    optional = {p.name for p in m.params if p.optional} | {f.name for f in m.formals} | {"source"}
+    return frozenset({"actor", *(p.name for p in m.params)} - optional)
 
 
 Guards = tuple[list[tuple[Fn, s.Require]], list[tuple[Fn, s.Require]], list[list[Fn]], list[Level]]
@@ -188,7 +205,7 @@ class Legality:
         # Moves that call on a window: they stay open to the window's players while an ability waits for it.
         self._window_moves = [cm for cm in players if cm.window_move]
         self._options_cache: dict[tuple[Any, ...], Options] = {}
-        self._shapes: dict[tuple[int, ...], Shape] = {}
+        self._shapes: dict[tuple[int | tuple[bool, ...], ...], Shape] = {}
 
     def describe(self, st: State, move: Move) -> str:
         raise NotImplementedError
@@ -200,6 +217,8 @@ class Legality:
     def check(self, st: State, move: Move) -> Rejection | None:
         """Why `move` is illegal now, or None: the decisive reason first, the others after it (`others`).
         Pure: reads the state only."""
+        if self.admitted(st, move):
+            return None
         rejection = self._find_rejection(st, move)
         if rejection is None:
             return None
@@ -340,7 +359,80 @@ class Legality:
         return out
 
     def is_legal(self, st: State, move: Move) -> bool:
-        return self._find_rejection(st, move) is None  # no reasons gathered: generation asks this often
+        # No reasons gathered: generation and the policies ask this often.
+        quick = self.verdict(st, move)
+        return quick if quick is not None else self._find_rejection(st, move) is None
+
+    def admitted(self, st: State, move: Move) -> bool:
+        """Whether generation would make `move` in `st` (then it is legal): see `verdict`."""
+        return self.verdict(st, move) is True
+
+    def legal_among(self, st: State, moves: Iterable[Move]) -> list[Move]:
+        """The legal moves among `moves`, in their order (`is_legal` of each). What a verdict asks of the kind
+        of move and the player alone (the waiting rule, the halts, the guards that read no argument) is asked
+        once for each kind and player: a policy weighs many choices of one move."""
+        starts: dict[tuple[str, int], tuple[Any, ...] | Literal[False] | None] = {}
+        out = []
+        for move in moves:
+            key = (move.name, move.player)
+            start = starts[key] if key in starts else starts.setdefault(key, self._verdict_start(st, move))
+            quick = self._verdict_of(st, move, start)
+            if quick if quick is not None else self._find_rejection(st, move) is None:
+                out.append(move)
+        return out
+
+    def verdict(self, st: State, move: Move) -> bool | None:
+        """The move's generated verdict (verdict.py): True when generation would make `move` in `st` (it is
+        legal), False when a requirement of the rules refuses it (it is illegal), None when the full check
+        must decide. Concrete states only (the prover's store goes the full way)."""
+        return self._verdict_of(st, move, self._verdict_start(st, move))
+
+    def _verdict_start(self, st: State, move: Move) -> tuple[Any, ...] | Literal[False] | None:
+        """The verdict's part that depends on the kind of move and the player only: the values of the move's
+        names before any argument (the arguments are the verdict's to judge), False when a guard that reads no
+        argument refuses the move, None when the full check must decide."""
+        cm = self.moves.get(move.name)
+        if cm is None or cm.verdict is None or st.__class__ is not State:
+            return None
+        player = move.player
+        if player.__class__ is not int or not 0 <= player < len(st.names) or not self._may_act(st, cm, player):
+            return None
+        try:
+            values = self._values(st, cm, player)
+            return values if cm.holds(st, *values) else False
+        except EngineError:
+            return None  # an error of the rules: the full check reports it, with its place
+
+    def _verdict_of(self, st: State, move: Move, start: tuple[Any, ...] | Literal[False] | None) -> bool | None:
+        if start is None or start is False:
+            return start
+        verdict = self.moves[move.name].verdict
+        if verdict is None or len(move.args) != len(self.moves[move.name].no_args):
+            return None
+        try:
+            return verdict(st, start, move.args)
+        except EngineError:
+            return None
+
+    def _may_act(self, st: State, cm: CompiledMove, player: int) -> bool:
+        """The part of `admits` generation decides by the structure of the rules: the first waiting ability
+        is this player's move of this name, or it waits for the calls of an open window and this move calls
+        on it (or none waits and this is no ability); no halt forbids it; a step's trial run is not needed (no
+        tableau is protected). The waiting rule's last case (an owner whose ability has no choice yet) is the
+        full check's."""
+        if st.waiting:
+            first = st.waiting[0]
+            if not (first.ability == cm.name and first.owner == player) and \
+                    not (first.after_window and cm.window_move and self.window_callable(st)):
+                return False
+        elif cm.decl.is_ability:
+            return False
+        if cm.decl.is_step and st.protected:
+            return False
+        if self._halt_candidates(st):
+            halt = self.halt(st)
+            return halt is None or cm.name in halt.allow
+        return True
 
     def _find_rejection(self, st: State, move: Move) -> Rejection | None:
         cm = self.moves.get(move.name)
@@ -607,10 +699,12 @@ class Legality:
 
     def listed(self, st: State, player: int, cm: CompiledMove) -> Iterator[Move]:
         """`moves_of`, the same moves in the same order, listed by the move's generated enumerator when it
-        has one (enumeration.py: the sampler's guards in nested loops over the domains)."""
-        if cm.listing is None:
+        has one (enumeration.py: the sampler's guards in nested loops over the domains). A step's trial run
+        (`blocked_step`) refuses nothing while no tableau is protected: its enumerator lists it then."""
+        listing = cm.listing or (None if st.protected else cm.unprotected_listing)
+        if listing is None:
             return self.moves_of(st, player, cm)
-        return cm.listing(st, (*self._values(st, cm, player), *self._domains(st, cm, player)), player)
+        return listing(st, (*self._values(st, cm, player), *self._domains(st, cm, player)), player)
 
     def generates(self, st: State, move: Move) -> bool:
         """Whether `legal_moves` would list this move, decided without listing the others."""
@@ -636,11 +730,16 @@ class Legality:
 
     def legal_moves(self, st: State, player: int | None = None) -> Iterator[Move]:
         """Every legal move now, lazily; out-of-turn moves included."""
+        # The moves pass straight from each kind's lister to the caller (a state may have thousands).
+        return chain.from_iterable(self._listings(st, player))
+
+    def _listings(self, st: State, player: int | None) -> Iterator[Iterator[Move]]:
+        """The legal moves of each kind and player, lazily, in `legal_moves`' order."""
         players = range(len(st.names)) if player is None else (player,)
         halt = self.halt(st)
         for p in players:
             for cm in self.candidates(st, p, halt):
-                yield from self.listed(st, p, cm)
+                yield self.listed(st, p, cm)
 
     def movers(self, st: State) -> list[int]:
         """Who may act now (the active player and anyone with an out-of-turn move)."""
@@ -703,14 +802,10 @@ class Legality:
             drawn = shape.drawn[key] = (*values, *self._domains(st, cm, player, shape.domains))
         return drawn
 
-    def _shape(self, st: State) -> Shape | None:
-        """What random play keeps for every state with the same slots, when no tableau has a free slot (the
-        lengths of the tableaux then say which slots there are): random play meets few such tables."""
-        rows = st.tableaux
-        for row in rows:  # a plain loop: the quickest way to look at a few short rows
-            if None in row:
-                return None
-        key = tuple(map(len, rows))  # one length per seat: the number of seats too
+    def _shape(self, st: State) -> Shape:
+        """What random play keeps for every state with the same slots, occupied and free: random play meets
+        few such tables. A row with no free slot is known by its length, another by which slots are free."""
+        key = tuple([len(row) if None not in row else tuple([c is None for c in row]) for row in st.tableaux])
         shape = self._shapes.get(key)
         if shape is None:
             if len(self._shapes) >= MAX_SHAPES:
@@ -810,7 +905,7 @@ class Options:
 
 @dataclasses.dataclass(frozen=True)
 class Shape:
-    """What random play keeps for the states whose tableaux have the same slots and no free slot: the
+    """What random play keeps for the states whose tableaux have the same slots, occupied and free: the
     argument domains (by kind, player and whether optional) and the weights of each list of options."""
 
     domains: dict[tuple[str, int, int], list[Any]]

@@ -35,16 +35,19 @@ Sampler = Callable[..., "tuple[tuple[str, Any], ...] | None"]
 Level = list[s.Expr | Guard | WhenProtected]  # the guards decided once an argument is drawn
 
 
-def sampler(unit: Unit, names: tuple[str, ...], params: tuple[str, ...], levels: list[Level]) -> Sampler:
+def sampler(unit: Unit, names: tuple[str, ...], params: tuple[str, ...], levels: list[Level],
+            present: frozenset[str] = frozenset()) -> Sampler:
     """(state, (the values of `names` before any argument is chosen, then the domains of `params`), random)
     -> the arguments drawn, as a move holds them ((name, value) pairs), or None as soon as a guard of
     the level just drawn fails.
 
     `names` are the move's names without repeats (an argument may repeat an engine name, which it then
     replaces); `levels[i]` are the guards decided once the arguments up to `params[i]` are drawn: a
-    condition of the rules (its code is written into the sampler) or a guard of the engine's own."""
+    condition of the rules (its code is written into the sampler) or a guard of the engine's own.
+    `present`: the names that are never none when a guard reads them (the actor, an argument that is not
+    optional: its domain holds no none)."""
     local = {name: unit.fresh("v") for name in names}
-    frame = codegen.Frame(local, ("st", *local.values()))
+    frame = codegen.Frame(local, ("st", *local.values()), present=frozenset(local[n] for n in present))
     exprs = codegen.ExprSource(unit, checked=False)
     domains = [unit.fresh("d") for _ in params]
     lines = [f"{''.join(v + ', ' for v in [*local.values(), *domains])}= drawn"]

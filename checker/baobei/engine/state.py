@@ -159,6 +159,14 @@ class State:
                  "windows")
 
     def __init__(self, names: list[str], facts: CardFacts, piles: list[PileLoc], seed: int | None) -> None:
+        self._blank(names, facts, piles)
+        # The random generator (shuffles, random picks), or its saved state: a copy shares the saved state
+        # and makes a generator of its own only when it uses one, since most states never do.
+        self._rng: random.Random | None = random.Random(seed)
+        self._rng_state: tuple[Any, ...] | None = None
+
+    def _blank(self, names: list[str], facts: CardFacts, piles: list[PileLoc]) -> None:
+        """Every part but the random generator: empty tableaux, hands and piles, every card in the box."""
         n_cards = len(facts)
         self.names = names
         self.facts = facts
@@ -178,10 +186,6 @@ class State:
         # Per card, how it came where it is (None: dealt or built so): the rule that moved it last. Not part
         # of the game: a refusal reads it to say why a card's ability did not start.
         self.came: list[Came | None] = [None] * n_cards
-        # The random generator (shuffles, random picks), or its saved state: a copy shares the saved state
-        # and makes a generator of its own only when it uses one, since most states never do.
-        self._rng: random.Random | None = random.Random(seed)
-        self._rng_state: tuple[Any, ...] | None = None
         self.box: list[Card] = list(range(n_cards))  # cards out of play (not dealt in a scenario)
         self.in_round = (1 << len(names)) - 1  # bit mask of the seats taking part in this round
         self.seats = list(range(len(names)))  # the same seats as a list, in seating order
@@ -392,10 +396,10 @@ class State:
         return None
 
     # ------------------------------------------------------------ JSON
-    def to_json(self) -> dict[str, Any]:
-        """Every part of the state as JSON values (slots as [player, number] lists)."""
-        version, internal, gauss = self.rng_state()
-        return {
+    def to_json(self, rng: bool = True) -> dict[str, Any]:
+        """Every part of the state as JSON values (slots as [player, number] lists); without `rng`, all but the
+        random generator (a player's view carries a generator of its own)."""
+        data: dict[str, Any] = {
             "names": self.names, "tableaux": self.tableaux, "piles": self.piles, "hands": self.hands,
             "active": self.active, "phase": self.phase, "round": self.round, "turn": self.turn,
             "vars": {k: _jsonable(v) for k, v in self.vars.items()},
@@ -404,13 +408,18 @@ class State:
             "waiting": [[w.ability, w.card, w.owner, [_jsonable(a) for a in w.args], w.after_window]
                         for w in self.waiting],
             "known": self.known, "marks": self.marks, "box": self.box,
-            "in_round": self.in_round, "protected": self.protected, "rng": [version, list(internal), gauss],
+            "in_round": self.in_round, "protected": self.protected,
         }
+        if rng:
+            version, internal, gauss = self.rng_state()
+            data["rng"] = [version, list(internal), gauss]
+        return data
 
     @staticmethod
     def from_json(data: dict[str, Any], facts: CardFacts, piles: list[PileLoc]) -> State:
         """The state `to_json` wrote (slots come back as tuples)."""
-        st = State(list(data["names"]), facts, piles, None)
+        version, internal, gauss = data["rng"]
+        st = State.saved(list(data["names"]), facts, piles, (version, tuple(internal), gauss))
         st.tableaux = [list(row) for row in data["tableaux"]]
         st.piles = [list(p) for p in data["piles"]]
         st.hands = [list(h) for h in data["hands"]]
@@ -423,9 +432,27 @@ class State:
         st.known, st.marks, st.box = list(data["known"]), list(data["marks"]), list(data["box"])
         st.seat_round([p for p in range(len(st.names)) if data["in_round"] >> p & 1])
         st.protected = data["protected"]
-        version, internal, gauss = data["rng"]
-        st._rng, st._rng_state = None, (version, tuple(internal), gauss)
         return st
+
+    @staticmethod
+    def saved(names: list[str], facts: CardFacts, piles: list[PileLoc], rng_state: tuple[Any, ...]) -> State:
+        """A state with every card in the box and the saved generator `rng_state` (as `random.Random.getstate`
+        gives it, shared: never changed in place), for a state built part by part (`from_json`, a player's
+        view): no generator is seeded, from the system, only to be replaced."""
+        st = State.__new__(State)
+        st._blank(names, facts, piles)
+        st._rng, st._rng_state = None, rng_state
+        return st
+
+
+def round_trip(value: Any) -> Any:
+    """A variable's value as it comes back from the JSON form (`from_json` of `to_json`): a copy."""
+    if value is None or value.__class__ in _ATOMS:
+        return value  # most values: a number, a flag, a word (a player's view copies every one of them)
+    return _restore(_jsonable(value))
+
+
+_ATOMS = (int, bool, str)
 
 
 def _jsonable(value: Any) -> Any:

@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..engine.engine import Engine
-from ..engine.legality import CompiledMove
+from ..engine.enumeration import Enumerator, enumerator
+from ..engine.legality import CompiledMove, never_none
 from ..engine.move import Move
-from ..engine.runtime import Fn
+from ..engine.runtime import Ctx, Fn
+from ..engine.sampling import Level
 from ..language import syntax as s
 from ..language.builtins import ENGINE_NAMES
 from ..language.errors import BaoError, EngineError
@@ -57,6 +59,9 @@ class Preference:
     pre: tuple[Fn, ...]
     levels: tuple[tuple[Fn, ...], ...]
     best: Fn | None
+    # The argument choices the conditions accept, listed by generated code (engine/enumeration.py: the
+    # conditions in nested loops over the domains, in `_satisfying`'s order); None: `_satisfying` walks them.
+    listing: Enumerator | None = None
 
 
 @dataclass(frozen=True)
@@ -89,12 +94,21 @@ class RulesPolicy:
         names = {**ENGINE_NAMES, **move_kinds(move)}
         pre: list[Fn] = []
         levels: list[list[Fn]] = [[] for _ in params]
+        drawn: list[Level] = [[] for _ in params]  # the same levels, as the enumerator takes them
         for part in _conjuncts(rule.when):
             fn = self._compile(part, names, rule)
             assert fn is not None
             read = [i for i, name in enumerate(params) if name in free_names(part)]
             (levels[max(read)] if read else pre).append(fn)
-        return Preference(move.name, tuple(pre), tuple(map(tuple, levels)), self._compile(rule.best, names, rule))
+            if read:
+                drawn[max(read)].append(part)
+        cm = self.engine.moves[move.name]
+        # Arguments that repeat a name leave fewer names than arguments: their choices are walked instead.
+        paired = len(cm.no_args) == len(params)
+        listing = enumerator(self.engine.unit, move.name, cm.names, tuple(params), drawn, never_none(move)) \
+            if paired else None
+        return Preference(move.name, tuple(pre), tuple(map(tuple, levels)), self._compile(rule.best, names, rule),
+                          listing)
 
     def choose(self, view: PlayerView, rng: random.Random) -> Move | None:
         eng, st, seat = view.engine, view.state, view.seat
@@ -113,9 +127,10 @@ class RulesPolicy:
         """The legal moves of the rule's move that satisfy it; with `best`, those of the highest value."""
         eng, st = view.engine, view.state
         env = eng.env_for(st, cm, view.seat, ())
-        if not all(eng.evaluate(st, fn, env) for fn in rule.pre):
+        ctx = Ctx(st, env, None)  # one context for all: evaluating an expression binds no name in it
+        if not all(fn(ctx) for fn in rule.pre):
             return []
-        found = [m for m in self._satisfying(view, cm, rule, env) if eng.is_legal(st, m)]
+        found = eng.legal_among(st, self._satisfying(view, cm, rule, env))
         if rule.best is None or not found:
             return found
         score = {m: eng.evaluate(st, rule.best, {**env, **dict(m.args)}) for m in found}
@@ -129,15 +144,25 @@ class RulesPolicy:
         eng, st, seat = view.engine, view.state, view.seat
         params = cm.decl.params
         domains = [([None] if p.optional else []) + eng.domain(st, p.kind, seat) for p in params]
+        if rule.listing is not None:
+            yield from rule.listing(st, (*(env.get(name) for name in cm.names), *domains), seat)
+            return
         chosen = dict(env)
+        ctx = Ctx(st, chosen, None)  # one context for every choice: evaluating binds no name in it
+        names = [p.name for p in params]
+        if not names:
+            yield Move(seat, cm.name, ())
+            return
 
         def extend(i: int) -> Iterator[Move]:
-            if i == len(params):
-                yield Move(seat, cm.name, tuple((p.name, chosen[p.name]) for p in params))
-                return
+            name, level, last = names[i], rule.levels[i], i + 1 == len(names)
             for value in domains[i]:
-                chosen[params[i].name] = value
-                if all(eng.evaluate(st, fn, chosen) for fn in rule.levels[i]):
+                chosen[name] = value
+                if level and not all(fn(ctx) for fn in level):
+                    continue
+                if last:  # the move itself, without a call for it
+                    yield Move(seat, cm.name, tuple((n, chosen[n]) for n in names))
+                else:
                     yield from extend(i + 1)
 
         yield from extend(0)

@@ -24,13 +24,14 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from ..engine.engine import Engine
-from ..engine.state import State
+from ..engine.state import State, Waiting, Window, round_trip
 from ..language.ruleset import Ruleset, Species
 
 # The species of a blank: no species name of a deck can be spelled so (names are identifiers).
 BLANK = "?"
 # The generator every view carries, in the JSON form of a state (it says nothing of the state's own generator).
 _FIXED_RNG = (lambda v, internal, g: [v, list(internal), g])(*random.Random(0).getstate())
+_FIXED_RNG_STATE = random.Random(0).getstate()  # the same, as a state keeps it (`State.saved`)
 
 CardMap = Callable[[int], int]
 
@@ -68,36 +69,68 @@ class ViewMaker:
         self.card_vars = {name: v.type for name, v in eng.rules.variables.items() if v.type in ("card", "cards")}
 
     def view(self, st: State, seat: int, forced: bool = False) -> PlayerView:
-        return PlayerView(seat, State.from_json(self.view_json(st, seat), self.engine.facts, self.engine.pile_locs),
-                          self.engine, forced)
+        return PlayerView(seat, self.view_state(st, seat), self.engine, forced)
+
+    def view_state(self, st: State, seat: int) -> State:
+        """The view as a state of the view engine: the state `State.from_json(view_json(st, seat))` gives,
+        built without the JSON form (a simulated player asks for a view before each of its moves).
+        tests/test_speed_view.py compares the two. The cards are seen in `map_cards`' order, which numbers
+        the blanks."""
+        blanks: dict[int, int] = {}
+        see = self._seer(st.known, seat, blanks)
+        out = State.saved(list(st.names), self.engine.facts, self.engine.pile_locs, _FIXED_RNG_STATE)
+        out.tableaux = [[None if c is None else see(c) for c in row] for row in st.tableaux]
+        out.hands = [[see(c) for c in hand] for hand in st.hands]
+        out.piles = [[see(c) for c in pile] for pile in st.piles]
+        out.box = [see(c) for c in st.box]
+        out.windows = [Window(w.kind, see(w.ref), w.players, w.attempts) for w in st.windows]
+        out.waiting = [Waiting(w.ability, see(w.card), w.owner, self._waiting_values(w, see), w.after_window)
+                       for w in st.waiting]
+        out.vars = {k: round_trip(_var(v, self.card_vars.get(k), see)) for k, v in st.vars.items()}
+        out.pvars = {k: [round_trip(_var(v, self.card_vars.get(k), see)) for v in vs] for k, vs in st.pvars.items()}
+        out.active, out.phase, out.round, out.turn = st.active, st.phase, st.round, st.turn
+        out.known, out.marks = self._ledger(st.known, st.marks, blanks, seat)
+        out.seat_round([p for p in range(len(st.names)) if st.in_round >> p & 1])
+        out.protected = st.protected
+        return out
+
+    def _waiting_values(self, waiting: Waiting, see: CardMap) -> tuple[Any, ...]:
+        """A waiting step's values as the view holds them: its cards seen by the player."""
+        return tuple(map(round_trip, _card_values(list(waiting.args), self.card_args.get(waiting.ability, ()), see)))
 
     def view_json(self, st: State, seat: int) -> dict[str, Any]:
         """The view as the JSON form of a state of the view engine."""
-        data = st.to_json()
-        known: list[int] = data["known"]
+        data = st.to_json(rng=False)  # the view carries a generator of its own
         blanks: dict[int, int] = {}
+        see = self._seer(data["known"], seat, blanks)
+        out = map_cards(data, see, self.card_args, self.card_vars)
+        out["known"], out["marks"] = self._ledger(data["known"], data["marks"], blanks, seat)
+        out["rng"] = _FIXED_RNG
+        return out
+
+    def _seer(self, known: list[int], seat: int, blanks: dict[int, int]) -> CardMap:
+        """A card as the player sees it: its own number if the player knows it, else a blank, numbered after
+        the deck in the order the hidden cards are first seen (`blanks`: hidden card -> blank)."""
+        deck = self.deck
 
         def see(card: int) -> int:
             if known[card] >> seat & 1:
                 return card
             if card not in blanks:
-                blanks[card] = self.deck + len(blanks)
+                blanks[card] = deck + len(blanks)
             return blanks[card]
 
-        out = map_cards(data, see, self.card_args, self.card_vars)
-        out["known"], out["marks"] = self._ledger(data, blanks, seat)
-        out["rng"] = _FIXED_RNG
-        return out
+        return see
 
-    def _ledger(self, data: dict[str, Any], blanks: dict[int, int], seat: int) -> tuple[list[int], list[int]]:
+    def _ledger(self, known_by: list[int], marked: list[int], blanks: dict[int, int], seat: int
+                ) -> tuple[list[int], list[int]]:
         """Who knows each card and its marks: a blank carries those of the card it stands for (public: the
         table sees who looked at which card), a hidden card's own number carries nothing."""
-        known, marks = [0] * (2 * self.deck), [0] * (2 * self.deck)
-        for card in range(self.deck):
-            if data["known"][card] >> seat & 1:
-                known[card], marks[card] = data["known"][card], data["marks"][card]
+        hidden = [0] * self.deck  # the blanks' part, filled in below
+        known = [k if k >> seat & 1 else 0 for k in known_by] + hidden
+        marks = [m if k >> seat & 1 else 0 for k, m in zip(known_by, marked, strict=True)] + hidden
         for card, blank in blanks.items():
-            known[blank], marks[blank] = data["known"][card], data["marks"][card]
+            known[blank], marks[blank] = known_by[card], marked[card]
         return known, marks
 
 

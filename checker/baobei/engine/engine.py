@@ -240,9 +240,21 @@ class Engine(Legality):
             env.update(args)
         else:
             env = self.env_for(st, cm, player, args)
+        if not cm.decl.is_ability and not cm.window_move and fx.anything_waits(st):
+            self._judge_deferred(st, player, log)
         self._body(st, cm, env, log)
         if fx.anything_waits(st):  # most moves leave no ability waiting: nothing to settle
             self.settle(st, log)
+
+    def _judge_deferred(self, st: State, player: Any, log: list[Event] | None) -> None:
+        """The owner of an ability that waits for the window's calls, without a legal choice, goes on (ends the
+        turn, calls BAO): the calls end with that step (A7), so the ability is judged now, before the step
+        changes anything, and has no effect (the waiting rule let the owner go on only because it had none)."""
+        fx = self.effects
+        head = fx.head(st, None)
+        if fx.same(st, player, head.owner) and self.deferred(st):
+            fx.dequeue(st)
+            self._drop(st, head, self.moves[head.ability], log)
 
     def _start_ability(self, st: State, waiting: Waiting, log: list[Event] | None) -> None:
         self.run_hook("ability_start", self.new_ctx(st, {"actor": waiting.owner}, log), (waiting.owner, waiting.card))

@@ -528,7 +528,11 @@ class Legality:
             if first.after_window and cm.window_move and self.window_callable(st):
                 return None
             if fx.same(st, player, first.owner) and self.deferred(st):
-                return None  # its ability is not judged yet and has no choice now: the owner goes on
+                # Its ability is not judged yet and has no choice now: the owner goes on with the turn, but
+                # an ability of the owner's stays one that something triggered.
+                if cm.decl.is_ability:
+                    return Rejection("", cm.name, cm.decl.cite, f"no '{cm.name}' is waiting to be used")
+                return None
             return self._waiting_rejection(st, first)
         if cm.decl.is_ability:
             return Rejection("", cm.name, cm.decl.cite, f"no '{cm.name}' is waiting to be used")

@@ -33,7 +33,7 @@ def proved(label: str) -> InductionReport:
 
 def test_a_record_is_used_for_its_rules_and_code_only(rules_copy: Path) -> None:
     assert kept(rules_copy).reports == {} and kept(rules_copy).stale == []  # nothing recorded yet
-    record(rules_copy, {2: proved(f"invariant {PROPERTY}")})
+    record(rules_copy, {2: proved(f"invariant {PROPERTY}")}, key(rules_copy))
     got = kept(rules_copy)
     assert set(got.reports) == {2} and got.reports[2].inductive == {f"invariant {PROPERTY}"}
     assert got.reports[2].kept and got.reports[2].lemmas == ["two_wait_at_most"]
@@ -45,13 +45,13 @@ def test_a_record_is_used_for_its_rules_and_code_only(rules_copy: Path) -> None:
 
 
 def test_a_later_count_keeps_the_earlier_ones_under_the_same_key(rules_copy: Path) -> None:
-    record(rules_copy, {2: proved(f"invariant {PROPERTY}")})
-    record(rules_copy, {3: proved(f"invariant {PROPERTY}")})
+    record(rules_copy, {2: proved(f"invariant {PROPERTY}")}, key(rules_copy))
+    record(rules_copy, {3: proved(f"invariant {PROPERTY}")}, key(rules_copy))
     assert set(kept(rules_copy).reports) == {2, 3}
 
 
 def test_verify_reports_a_recorded_proof_and_says_when_the_record_is_stale(rules_copy: Path) -> None:
-    record(rules_copy, {2: proved(f"invariant {PROPERTY}")})
+    record(rules_copy, {2: proved(f"invariant {PROPERTY}")}, key(rules_copy))
     rules = load_ruleset(rules_copy)
     verified = verify_all(rules, [2], depth=2, states=200, bmc_depth=1, table_depth=0,
                           only=frozenset({PROPERTY}))

@@ -476,7 +476,8 @@ def test_an_ability_without_a_choice_waits_for_the_window_then_is_dropped(defaul
     assert waiting.rule == "waiting" and waiting.passing and waiting.reason.startswith(
         "alice must first use 'peek' of Weisspelikan#1: a triggered ability is carried out completely")
     events = eng.push(st, Move(0, "end_turn"))
-    assert events[-1].rule == "no choice" and events[-1].text == (
+    # Judged as alice goes on (A7), before ending the turn changes anything: right after the move itself.
+    assert events[1].rule == "no choice" and events[1].text == (
         "the ability 'peek' of Weisspelikan#1 has no legal choice: an ability with no legal choice has no effect")
     assert st.waiting == [] and st.active == 1
 

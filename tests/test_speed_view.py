@@ -4,31 +4,11 @@ in the states of seeded matches."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from baobei.engine.engine import Engine
-from baobei.engine.move import Move
 from baobei.engine.state import State
-from baobei.play.dealer import Dealer, Match, MatchRecord
 from baobei.play.view import ViewMaker
-
-
-def played(eng: Engine, players: int, matches: int) -> list[State]:
-    """Every state of seeded matches as `baobei simulate` plays them (abilities waiting with their values,
-    windows, a BAO caller)."""
-    out: list[State] = []
-
-    class Recording(Match):
-        def step(self, move: Move) -> bool:
-            out.append(self.st.copy())
-            return bool(super().step(move))
-
-    dealer = Dealer(eng, next(iter(eng.rules.policies), "random"), invariants=False)
-    for seed in range(matches):
-        st, _ = eng.new_match([f"p{i}" for i in range(players)], seed, log=False)
-        Recording(dealer, MatchRecord(0, seed), st, random.Random(seed)).run()
-    return out
+from test_speed_verdict import played  # every state of seeded matches, as simulate plays them
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])

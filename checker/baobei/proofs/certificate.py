@@ -79,9 +79,9 @@ def _report(entry: dict[str, Any]) -> InductionReport:
                            bounds=str(entry["bounds"]), seconds=float(entry["seconds"]), kept=True)
 
 
-def record(rules_dir: Path, reports: dict[int, InductionReport]) -> Path:
-    """Keep these counts' results under the current key (with those of other counts kept under it before)."""
-    current = key(rules_dir)
+def record(rules_dir: Path, reports: dict[int, InductionReport], current: str) -> Path:
+    """Keep these counts' results under `current`, the key taken when the run began (an edit during the run
+    must not pass for what was proved), with those of other counts kept under it before."""
     data = _read(rules_dir)
     counts: dict[str, Any] = data.get("counts", {}) if data is not None and data.get("key") == current else {}
     for n, report in sorted(reports.items()):

@@ -73,6 +73,11 @@ class DistributionModel(SymbolicModel):
         # proved with every seat taking part would not be proved for a round among a few.
         self.in_round = [z3.Bool(f"in_round{p}") for p in range(players)]
         self.constraints.append(z3.Or(*self.in_round))
+        # A seat out of the round holds no cards (the deal of a round among a few gives them none; a scenario
+        # table cannot give them any either).
+        for p in range(players):
+            self.constraints.append(z3.Implies(z3.Not(self.in_round[p]), z3.And(
+                *(c == 0 for c in self.tableau[p]), *(h == NONE_ID for h in self.hands[p]))))
         self.tops: dict[str, Z] = {}
         self.engine_names: dict[str, SVal] = {}
         self.scalars: dict[str, SVal] = {}
@@ -362,8 +367,10 @@ def small_model(solver: Any, model: DistributionModel) -> Any:
     every other card in the box: easier to read and to replay. Keeps Z3's first model otherwise."""
     piles_empty = [c == 0 for counts in model.piles.values() for c in counts]
     hands_empty = [h == NONE_ID for hand in model.hands for h in hand]
+    everyone = list(model.in_round)  # every seat plays, unless the invariant needs a round among a few
     for bound in (1, 2, 3, 5, 8):
-        for extra in ([*piles_empty, *hands_empty], hands_empty, piles_empty, []):
+        for extra in ([*piles_empty, *hands_empty, *everyone], [*hands_empty, *everyone], [*piles_empty, *everyone],
+                      everyone, [*piles_empty, *hands_empty], hands_empty, piles_empty, []):
             solver.push()
             solver.add(*(z3.Sum(*row) <= bound for row in model.tableau), *extra)
             chosen = solver.model() if T.check(solver) == z3.sat else None

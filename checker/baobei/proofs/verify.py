@@ -63,7 +63,7 @@ from ..scenarios.runner import check_invariants
 from ..scenarios.setup import build_table
 from ..scenarios.syntax import Table
 from .bmc import RULES_RUN, BmcReport, Finding, bmc, properties
-from .certificate import FILE, Kept, certificate_path, kept, record
+from .certificate import FILE, Kept, certificate_path, kept, key, record
 from .distribution import Outcome, StateCex, prove_state
 from .induction import InductionReport, reachable
 from .itf import itf_path, itf_trace
@@ -585,13 +585,16 @@ def run_verify(args: argparse.Namespace) -> int:
     certify = bool(getattr(args, "certify", False))
     if certify and only is not None:
         raise BaoError("--certify records induction for every property: leave out --only")
+    began_key = ""
     if certify:
         args.induction = True
         check_writable(certificate_path(directory))
+        began_key = key(directory)
     verified = judge_all(args, rules, counts, only, voice)
     if certify:
         proved = {n: t.induction for n, t in verified.relations.items() if t.induction is not None}
-        voice.line(f"recorded induction for {plural(len(proved), 'player count')} in {record(directory, proved)}")
+        path = record(directory, proved, began_key)
+        voice.line(f"recorded induction for {plural(len(proved), 'player count')} in {path}")
     failing_rules = rules_failures(verified.searches)
     beyond = show_shared(verified, failing_rules, voice)
     if voice.verbose:

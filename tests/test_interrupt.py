@@ -108,3 +108,19 @@ def test_output_is_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pyte
     monkeypatch.undo()
     assert target.read_text(encoding="utf-8") == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
+
+
+def test_a_z3_object_cut_short_by_ctrl_c_is_not_reported_at_exit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    import z3  # type: ignore[import-untyped]
+    from baobei.proofs.terms import _quiet_half_built
+
+    reported: list[object] = []
+    monkeypatch.setattr(sys, "__unraisablehook__", reported.append)
+    half_built = types.SimpleNamespace(exc_value=AttributeError("ctx"), object=z3.AstRef.__del__)
+    _quiet_half_built(half_built)
+    assert reported == []
+    other = types.SimpleNamespace(exc_value=ValueError("kept"), object=len)
+    _quiet_half_built(other)
+    assert reported == [other]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from typing import Any
 
@@ -286,6 +287,17 @@ _CTRL_C = threading.Event()  # set by the watcher when Ctrl-C came (see `watch_i
 _WATCHING: list[bool] = []
 
 
+def _quiet_half_built(unraisable: Any) -> None:
+    """A Ctrl-C that lands inside the making of a Z3 object leaves it without its context, and its `__del__`
+    fails when it is collected at exit: a leftover of the interrupt, which said what it had to, not an error.
+    Everything else is reported as Python reports it."""
+    where = unraisable.object
+    if isinstance(unraisable.exc_value, AttributeError) and getattr(where, "__module__", "").startswith("z3") \
+            and getattr(where, "__name__", "") == "__del__":
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def watch_interrupts() -> None:
     """Make Ctrl-C stop a proof at once, wherever it lands. Z3 would otherwise catch SIGINT for itself during
     any call and, outside a check, drop it (the command went on). So Z3 is told to leave SIGINT alone
@@ -300,6 +312,7 @@ def watch_interrupts() -> None:
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
     z3.set_param("ctrl_c", False)
+    sys.unraisablehook = _quiet_half_built
     read, write = os.pipe()
     os.set_blocking(write, False)
     signal.set_wakeup_fd(write)

@@ -6,7 +6,6 @@ its slots (engine/move.py)."""
 from __future__ import annotations
 
 import itertools
-import random
 from typing import Any
 
 import pytest
@@ -15,21 +14,9 @@ from baobei.engine.codegen import TABLE_READS
 from baobei.engine.engine import Engine
 from baobei.engine.move import Move, new_move, set_args, set_name, set_player
 from baobei.engine.runtime import Ctx
-from baobei.engine.state import State
 from baobei.language.builtins import BUILTINS, TRANSITION_NAMES
+from test_codegen_methods import played  # states of one seeded 3-player round
 from test_speed_verdict import played as simulated
-
-
-def played(eng: Engine) -> list[State]:
-    st, _ = eng.new_match(["a", "b", "c"], 3, log=False)
-    rng, out = random.Random(3), [st.copy()]
-    for _ in range(60):
-        move = eng.random_move(st, rng)
-        if move is None:
-            break
-        eng.push_generated(st, move)
-        out.append(st.copy())
-    return out[::6]
 
 
 @pytest.mark.parametrize("name", sorted(TABLE_READS))

@@ -96,3 +96,38 @@ def test_houdini_asks_a_step_again_only_when_it_was_checked_under_claims_since_d
     assert asked == [(0, frozenset("abc")), (1, frozenset("abc")), (2, frozenset("abc")), (3, frozenset("ac")),
                      (0, frozenset("ac")), (1, frozenset("a")), (2, frozenset("a")), (3, frozenset("a")),
                      (0, frozenset("a"))]
+
+
+class _GivesUpAtFirst:
+    """A solver that answers only when given the longer time: `answers[ms]` is what it says."""
+
+    def __init__(self, ms: int, answers: dict[int, object], made: list[int]) -> None:
+        self.answer = answers[ms]
+        made.append(ms)
+
+    def check(self, *_: object) -> object:
+        return self.answer
+
+    def reason_unknown(self) -> str:
+        return "timeout"
+
+
+@pytest.mark.parametrize("late", ["unsat", "unknown"])
+def test_a_claim_z3_gave_up_on_is_asked_again_with_more_time_by_a_new_solver(
+        monkeypatch: pytest.MonkeyPatch, late: str) -> None:
+    import types
+
+    import z3  # type: ignore[import-untyped]
+    from baobei.proofs import induction
+
+    made: list[int] = []
+    answers = {induction.CHECK_MS: z3.unknown, induction.RETRY_MS: getattr(z3, late)}
+    monkeypatch.setattr(induction, "_solver", lambda hyps, ms: _GivesUpAtFirst(ms, answers, made))
+    alive: dict[str, object] = {"c": None}
+    out = induction.Proof(2)
+    step = types.SimpleNamespace(cm=types.SimpleNamespace(name="deal"))
+    induction._one_by_one(None, None, step, [], {"c": z3.Bool("c")}, alive, out)  # type: ignore[arg-type]
+    assert made == [induction.CHECK_MS, induction.RETRY_MS]
+    assert ("c" in alive) == (late == "unsat")
+    if late == "unknown":
+        assert f"no answer in {induction.RETRY_MS // 1000} s" in out.ctis["c"].move

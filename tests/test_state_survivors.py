@@ -47,11 +47,11 @@ def test_registry_entries_are_frozen_values(name: str) -> None:
 def test_the_proof_report_quotes_the_division_the_engine_computes(default_engine: Engine) -> None:
     # Imported here, so that a missing definition fails this test rather than the collection of the file.
     from baobei.language.arith import FLOOR_DIVISION_DOC
-    from baobei.proofs.report import Method, method_text
+    from baobei.proofs.report import Method, methods_section
 
     assert FLOOR_DIVISION_DOC.startswith("a // b rounds towards negative infinity")
     assert FLOOR_DIVISION_DOC.endswith("b = 0 is an error")
-    text = method_text(Method("state", ["phase"]), default_engine.rules, 0)
+    text = "\n".join(methods_section(default_engine.rules, {"p": Method("state", ["phase"])}, 0))
     assert FLOOR_DIVISION_DOC + "." in text
     st = default_engine.blank_state(["alice", "bob"], 1)
     quotients = {"(0 - 7) // 2": -4, "(0 - 7) % 2": 1, "7 // (0 - 2)": -4, "7 % (0 - 2)": -1}

@@ -1246,7 +1246,7 @@ class SymEngine(Engine):
 
         owner = sval(player)
         key = ("choice", cm.name, owner.term.get_id() if isinstance(owner, PlayerV) else -1)
-        return bool(st.decide(st.remember(key, legality)))
+        return bool(st.decide(st.answer_once(key, legality)))
 
     def blocked_step(self, st: Any, cm: CompiledMove, env: dict[str, Any]) -> s.ProtectDecl | None:
         """With free cards, whether a step's choice would change a protected tableau depends on the cards

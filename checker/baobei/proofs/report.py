@@ -172,14 +172,14 @@ def probe_text(inv: s.InvariantDecl) -> str:
 
 METHOD_TEXT = {
     "state": ("Over every distribution of the deck's {deck} cards among the players' tableaux and hands, "
-              "the {piles} and the box, with every state variable it reads free "
-              "within its type ({reads}): Z3 shows that no such state satisfies `when` and breaks `holds` "
+              "the {piles} and the box, with every state variable the property reads free "
+              "within its type: Z3 shows that no such state satisfies `when` and breaks `holds` "
               "(the negation is unsatisfiable). Definitions and tables are translated from the rules as "
               "written, each builtin by its entry in the builtin registry; quantifiers over players are "
               "unrolled for each player count. Where the engine would stop (a table without the row, a "
               "divisor of zero) the proof fails: " + FLOOR_DIVISION_DOC + "."),
-    "static": ("It reads no state: a fact of the rules' tables and deck for each player count, which Z3 "
-               "decides by the same translation (a table without a row for the player count counts as a "
+    "static": ("The property reads no state: a fact of the rules' tables and deck for each player count, which "
+               "Z3 decides by the same translation (a table without a row for the player count counts as a "
                "violation)."),
     "placement": ("Inductively over the rules' {rules} transitions (every move, ability, ability step, routine "
                   "and hook): for one arbitrary card, from any state in which the invariant holds, Z3 executes "
@@ -193,43 +193,73 @@ METHOD_TEXT = {
                   "without a declared effect leaves the proof unknown. Not part of this proof: whether a "
                   "destination slot or hand is free. The engine refuses to cover a card or overfill a hand; "
                   "such a move fails with an engine error instead of completing."),
+    "relation": ("Bounded model checking: Z3 over the rules' transition relation (proofs/relation.py), every "
+                 "move, ability and step of the rules executed symbolically, statement by statement as the "
+                 "engine's effects run them, with halts, the waiting rule, protections and the settling of "
+                 "waiting abilities; a draw may give any card of the draw pile. It starts from every deal of the "
+                 "small deck (every species once, further copies until a few cards are left to draw) with the "
+                 "match's totals, noted scores and starting player free, and shows that no path of up to k moves "
+                 "breaks the property (`bounded` to k); a path that does is replayed by the engine, which must "
+                 "reach the same violation (else the report names a disagreement)."),
+    "induction": ("Induction over the engine's own steps run on Z3 terms (proofs/machine.py), with `verify "
+                  "--induction` or the record `verify --certify` makes: the full deck, the cards' layout left "
+                  "free. The claims that read no card and that every move keeps from any state satisfying them "
+                  "all (lemmas of the rules among them) are `inductive`: they hold in every reachable state. "
+                  "A claim some move breaks from a state satisfying the others is dropped with that state, its "
+                  "counterexample to induction."),
+    "search": ("The engine's breadth-first search (`baobei explore`) over the states a round reaches from seeded "
+               "deals of the small deck (every species once, further copies until a few cards are left to "
+               "draw): every legal move, out-of-turn moves included, from every state reached, each state "
+               "judged once; state invariants and progress in every state reached, transition invariants over "
+               "every move. `explored` is no proof: it holds in what the search reached, to the depth shown per "
+               "player count; a violation comes with the moves from the deal."),
 }
 
-
-SEARCH_TEXT = ("The engine's breadth-first search (`baobei explore`) over the states a round reaches from seeded "
-               "deals of the small deck (every species once, further copies until a few cards are left to draw): "
-               "every legal move, out-of-turn moves included, from every state reached, each state judged once; "
-               "state invariants and progress in every state reached, transition invariants over every move. "
-               "`explored` is no proof: it holds in what the search reached, to the depth shown per player count; "
-               "a violation comes with the moves from the deal.")
-
-
-RELATION_TEXT = ("Z3 over the rules' transition relation (proofs/relation.py): every move, ability and step of "
-                 "the rules executed symbolically, statement by statement as the engine's effects run them, "
-                 "with halts, the waiting rule, protections and the settling of waiting abilities; a draw may "
-                 "give any card of the draw pile. Bounded model checking starts from every deal of the small "
-                 "deck (every species once, further copies until a few cards are left to draw) with the match's "
-                 "totals, noted scores and starting player free, and shows that no path of up to k moves "
-                 "breaks the property (`bounded` to k); a path that does is replayed by the engine, which must "
-                 "reach the same violation (else the report names a disagreement). With `verify --induction` "
-                 "(or its record, made by `verify --certify`), "
-                 "induction over the engine's own steps run on Z3 terms (proofs/machine.py), the full deck, the "
-                 "cards' layout left free: the claims that read no card and that every move keeps from any state "
-                 "satisfying them all are `inductive`: they hold in every reachable state. Then: ")
+METHOD_TITLE = {
+    "state": "Z3 over every state", "static": "A fact of the tables", "placement": "Card conservation per transition",
+    "relation": "Bounded model checking", "induction": "Induction", "search": "The engine's search",
+}
+# A property about the states and moves rounds reach: what judges it, in this order.
+REACHED = ("induction", "relation", "search")
 
 
-def method_text(method: Method, rules: Ruleset, transitions: int) -> str:
-    deck = sum(sp.count for sp in rules.species.values())
+def method_parts(method: Method) -> tuple[list[str], bool]:
+    """The methods that judge a property, and whether the last ones apply only where the first finds a
+    counterexample over arbitrary states."""
     if method.kind == "explored":
-        return RELATION_TEXT + SEARCH_TEXT
+        return list(REACHED), False
     base, _, searched = method.kind.partition("+")
-    kind = "static" if base == "state" and not method.reads else base
-    reads = ", ".join(method.reads) or "none"
-    text = METHOD_TEXT[kind].format(deck=deck, reads=reads, rules=transitions, piles=pile_list(rules))
-    if searched:
-        text += (" Where Z3 finds a counterexample over arbitrary states, which a claim about reached states "
-                 "allows: " + RELATION_TEXT + SEARCH_TEXT)
-    return text
+    first = "static" if base == "state" and not method.reads else base
+    return [first, *(REACHED if searched else ())], bool(searched)
+
+
+def method_link(part: str) -> str:
+    title = METHOD_TITLE[part]
+    anchor = "".join(c for c in title.lower().replace(" ", "-") if c.isalnum() or c == "-")
+    label = title if title.startswith("Z3") else title[0].lower() + title[1:]
+    return f"[{label}](#{anchor})"
+
+
+def method_line(method: Method) -> str:
+    """How one property is judged, each method named and linked to its explanation on the page."""
+    parts, fallback = method_parts(method)
+    reads = f" (it reads {', '.join(method.reads)})" if method.reads else ""
+    links = [method_link(p) for p in parts]
+    if fallback:
+        return (f"{links[0]}{reads}; where Z3 finds a counterexample over arbitrary states, which a claim about "
+                f"reached states allows: {', then '.join(links[1:])}.")
+    return ", then ".join(links) + reads + "."
+
+
+def methods_section(rules: Ruleset, methods: dict[str, Method], transitions: int) -> list[str]:
+    """Each method the page's properties use, explained once."""
+    deck = sum(sp.count for sp in rules.species.values())
+    used = [p for p in METHOD_TITLE if any(p in method_parts(m)[0] for m in methods.values())]
+    out = ["## How a property is judged", ""]
+    for part in used:
+        out += [f"### {METHOD_TITLE[part]}", "",
+                METHOD_TEXT[part].format(deck=deck, rules=transitions, piles=pile_list(rules)), ""]
+    return out
 
 
 def pile_list(rules: Ruleset) -> str:
@@ -266,6 +296,7 @@ def docs_markdown(rules: Ruleset, source: str, results: list[Result], methods: d
     out += ["| Property | Cites | Status |", "|---|---|---|"]
     for ident, rs in by_inv.items():
         out.append(f"| [{ident}](#{ident.lower()}) | {rs[0].inv.cite} | {summary(rs)} |")
+    out += ["", *methods_section(rules, {i: methods[i] for i in by_inv}, transitions)]
     for ident, rs in by_inv.items():
         prop = rs[0].inv
         kind = "Progress" if isinstance(prop, s.ProgressDecl) else \
@@ -279,7 +310,7 @@ def docs_markdown(rules: Ruleset, source: str, results: list[Result], methods: d
             out.append(f"holds {expr_text(prop.holds)}")
         else:
             out.append("holds somebody has a legal move")
-        out += ["```", "", "How it is judged: " + method_text(methods[ident], rules, transitions), "",
+        out += ["```", "", "How it is judged: " + method_line(methods[ident]), "",
                 "| Players | Status | Detail |", "|---|---|---|"]
         out += [f"| {r.players} | {r.outcome.status} | {_detail(r)} |" for r in rs]
     return "\n".join(out) + "\n"

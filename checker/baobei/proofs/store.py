@@ -293,13 +293,23 @@ class SymStore(SymbolicModel):
         self.version = next(_VERSIONS)
 
     def remember(self, what: Any, make: Callable[[], Any]) -> Any:
-        """`make()`, worked out once for this content (see `version`)."""
+        """`make()`, worked out once for this content (see `version`): a cache, cleared when it grows."""
         key = (self.version, what)
         if key not in self.memo:
             if len(self.memo) > 4_000:
                 self.memo.clear()
             self.memo[key] = make()
         return self.memo[key]
+
+    def answer_once(self, what: Any, make: Callable[[], Any]) -> Any:
+        """`make()` for a question whose answer is a fresh value: the same for this content, however much is
+        worked out in between (never cleared, and shared by copies). A cache would make a second value for
+        the same question once cleared: the legality of a move and the move itself, run on two copies of a
+        state, would then see two different answers, and a claim fall to a state no game has."""
+        key = ("once", self.version, what)
+        if key not in self.stable:
+            self.stable[key] = make()
+        return self.stable[key]
 
     def decide(self, cond: Z) -> bool:
         """A decision of the path being run: constant conditions decide themselves."""
@@ -871,7 +881,7 @@ class FreeCards(SymStore):
                 self.stable[key] = self._fresh_value(kind, what)
             stable: SVal = self.stable[key]
             return stable
-        value: SVal = self.remember(("free", *what), lambda: self._fresh_value(kind, what))
+        value: SVal = self.answer_once(("free", *what), lambda: self._fresh_value(kind, what))
         return value
 
     def _fresh_value(self, kind: str, what: tuple[Any, ...]) -> SVal:

@@ -131,3 +131,26 @@ def test_a_claim_z3_gave_up_on_is_asked_again_with_more_time_by_a_new_solver(
     assert ("c" in alive) == (late == "unsat")
     if late == "unknown":
         assert f"no answer in {induction.RETRY_MS // 1000} s" in out.ctis["c"].move
+
+
+def test_a_question_about_one_part_of_the_cards_keeps_its_answer_when_another_part_changes(rules: Ruleset) -> None:
+    """Who knows a card and its marks go with the card: learning a card leaves every place as it was, and a
+    move leaves what is known and marked (an ability that only looks must not seem to discard a card)."""
+    from baobei.proofs.arguments import fresh_maker
+    from baobei.proofs.store import KNOWLEDGE, LAYOUT, MARKS, Codes, fresh_free_store
+
+    store = fresh_free_store(Codes(rules, 2), "t")
+    store.fresh = fresh_maker("t")
+    questions = {LAYOUT: (("size", 1), "int"), KNOWLEDGE: (("knows", 0, 3), "bool"), MARKS: (("marked", 3, 0), "bool")}
+
+    def answers() -> dict[str, object]:
+        return {part: store.answer(what, kind) for part, (what, kind) in questions.items()}
+
+    for part in questions:
+        before = answers()
+        store.written(part)
+        after = answers()
+        assert {p for p in questions if after[p] is not before[p]} == {part}
+    before = answers()
+    store.written()
+    assert all(answers()[p] is not before[p] for p in questions)  # every part written: every answer afresh

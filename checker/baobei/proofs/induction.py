@@ -44,6 +44,7 @@ from .arguments import fresh_args, fresh_maker
 from .concrete import state_of, store_of
 from .machine import Feasible, Path, SymEngine, explore, join
 from .store import (
+    EPOCHS,
     Codes,
     FreeCards,
     SymStore,
@@ -182,7 +183,8 @@ class Relation:
         if self.free:
             keep = {key for key, _ in free_state_keys(self.codes)}
             store = FreeCards(self.codes, {k: v for k, v in store.t.items() if k in keep}, self.side)
-            store.t[("epoch",)] = T.num(0)
+            for epoch in EPOCHS.values():
+                store.t[epoch] = T.num(0)
         store.side = self.side
         store.fresh = fresh_maker("init")
         join(store, None, explore(store, None, lambda: self.sym.start_round(store, None)))

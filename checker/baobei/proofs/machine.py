@@ -37,7 +37,21 @@ from ..language import syntax as s
 from ..language.errors import EngineError, Rejection
 from ..language.ruleset import ALL_CARDS, Ruleset
 from . import terms as T
-from .store import BOX, INT, LIMBO, Codes, FreeCards, Key, SymStore, parts_for, truth_of, value_of
+from .store import (
+    BOX,
+    INT,
+    KNOWLEDGE,
+    LAYOUT,
+    LIMBO,
+    MARKS,
+    Codes,
+    FreeCards,
+    Key,
+    SymStore,
+    parts_for,
+    truth_of,
+    value_of,
+)
 from .translate import (
     FALSE,
     NONE_ID,
@@ -986,15 +1000,15 @@ def free_card_effects(ops: type, codes: Codes) -> type:
 
         def take_out(self, st: Any, card: Any) -> Where:
             where = self.locate(st, card)
-            st.written()
+            st.written(LAYOUT)
             return where
 
         def put(self, st: Any, card: Any, where: Any) -> None:
-            st.written()
+            st.written(LAYOUT, KNOWLEDGE)
 
         @staticmethod
         def exchange(st: Any, a: Any, where_a: Where, b: Any, where_b: Where) -> None:
-            st.written()
+            st.written(LAYOUT)
 
         @staticmethod
         def pile_empty(st: Any, index: int) -> bool:
@@ -1005,34 +1019,34 @@ def free_card_effects(ops: type, codes: Codes) -> type:
             st.side.append(T.and_(T.ge(d, 0), T.lt(d, codes.N)))
             st.choices.append(("draw", d, TRUE, st[("draws",)]))
             st[("draws",)] = T.add(st[("draws",)], 1)
-            st.written()
+            st.written(LAYOUT)
             return CardV(T.non_negative(d))
 
         @staticmethod
         def learn(st: Any, c: Any, p: Any) -> None:
-            st.written()
+            st.written(KNOWLEDGE)
 
         @staticmethod
         def reveal(st: Any, c: Any) -> None:
-            st.written()
+            st.written(KNOWLEDGE)
 
         @staticmethod
         def unlearn(st: Any, c: Any) -> None:
-            st.written()
+            st.written(KNOWLEDGE)
 
         @staticmethod
         def add_marks(st: Any, c: Any, bits: int) -> None:
-            st.written()
+            st.written(MARKS)
 
         def shuffle_into(self, st: Any, sources: tuple[s.ShuffleSource, ...], into: PileLoc) -> int:
-            st.written()
+            st.written(LAYOUT, KNOWLEDGE)
             return 0
 
         @staticmethod
         def begin_turn(st: Any, p: Any) -> None:
             st[("active",)] = _player_term(p)
             st[("turn",)] = T.add(st[("turn",)], 1)
-            st.written()
+            st.written(MARKS)
 
         @staticmethod
         def clear_round(st: Any) -> None:

@@ -750,6 +750,12 @@ def fresh_store(codes: Codes, prefix: str, side: list[Z] | None = None) -> SymSt
 FREE_MARK = "free:"  # the name of every fresh answer of store.FreeCards
 # The questions of store.FreeCards whose answers only the cards decide (their keys name everything else
 # they depend on): answered once per layout of the cards (see FreeCards.answer).
+# The parts of the cards that change apart, each with its epoch (a state key of the free store): where the
+# cards lie, who knows them, their marks. A question about one part keeps its answer while that part is not
+# written (FreeCards.written).
+LAYOUT, KNOWLEDGE, MARKS = "layout", "knowledge", "marks"
+EPOCHS: dict[str, Key] = {LAYOUT: ("epoch",), KNOWLEDGE: ("epoch", "known"), MARKS: ("epoch", "marks")}
+QUESTION_PART = {"knows": KNOWLEDGE, "marked": MARKS}  # the other stable questions are about the layout
 STABLE_QUESTIONS = frozenset({"card_at", "free_count", "free_slot", "added", "size", "top", "knows", "marked",
                               "free", "pile empty", "where", "where slot"})
 CARD_KEYS = frozenset({"loc", "slot", "ts", "known", "mark", "size", "nslots", "clock", "hand", "draws"})
@@ -875,8 +881,9 @@ class FreeCards(SymStore):
         A question about the cards alone (STABLE_QUESTIONS: a slot's card, a pile's size, who knows a card)
         keeps its answer until the cards change (`written`), whatever else changes: that is what lets a
         claim see that closing a window or passing the turn leaves the cards, and what they allow, alone."""
-        if what and (what[0] in STABLE_QUESTIONS or (what[0] == "ask" and what[1] in STABLE_QUESTIONS)):
-            key = ("stable", self.t[("epoch",)].get_id(), what)
+        topic = what[1] if what and what[0] == "ask" and len(what) > 1 else what[0] if what else None
+        if topic in STABLE_QUESTIONS:
+            key = ("stable", self.t[EPOCHS[QUESTION_PART.get(topic, LAYOUT)]].get_id(), what)
             if key not in self.stable:
                 self.stable[key] = self._fresh_value(kind, what)
             stable: SVal = self.stable[key]
@@ -910,9 +917,12 @@ class FreeCards(SymStore):
     def opaque(self, what: tuple[Any, ...], item: str) -> OpaqueV:
         return OpaqueV(what, item, lambda key, kind: self.answer(key, kind))
 
-    def written(self) -> None:
-        """Something of the cards changed: every later question gets a fresh answer."""
-        self[("epoch",)] = self.fresh("epoch", INT)
+    def written(self, *parts: str) -> None:
+        """Some part of the cards changed (all of them when none is named): every later question about that
+        part gets a fresh answer. Who knows a card, and its marks, go with the card, not with its place: a
+        move leaves them, and learning a card leaves every place as it was."""
+        for part in parts or tuple(EPOCHS):
+            self[EPOCHS[part]] = self.fresh(EPOCHS[part][-1], INT)
 
     # ------------------------------------------------------------ the Symbolic protocol, cards free
     def card_at(self, slot: SVal, pos: s.Pos) -> SVal:
@@ -994,7 +1004,7 @@ SCALAR_PREFIXES = frozenset({"active", "phase", "round", "turn", "wn", "qn", "w"
 def free_state_keys(codes: Codes) -> list[tuple[Key, Any]]:
     """The keys a store with free cards keeps: those of the game, not of the cards' layout."""
     keys = [(key, sort) for key, sort in state_keys(codes) if key[0] in SCALAR_PREFIXES]
-    return [*keys, (("epoch",), INT)]
+    return [*keys, *((epoch, INT) for epoch in EPOCHS.values())]
 
 
 def fresh_free_store(codes: Codes, prefix: str, side: list[Z] | None = None) -> FreeCards:

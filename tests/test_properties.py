@@ -364,6 +364,11 @@ def _two_wait_on_discard(st: State) -> None:
     _waits(st, 2)
 
 
+def _untied_decision(st: State) -> None:
+    st.vars["deciding"] = True
+    st.pvars["total"][st.active] += 1  # a decision round among players whose totals differ
+
+
 # The lemmas that let induction prove the encoding's bounds (rules/09_invariants.bao), each with a state
 # that breaks it alone among them; the state before the edit breaks none of them.
 LEMMA_BREAKERS: dict[str, Callable[[State], None]] = {
@@ -372,6 +377,8 @@ LEMMA_BREAKERS: dict[str, Callable[[State], None]] = {
     "own_draw_window_alone": _drawn_window_waiting,
     "one_waits_on_an_unused_window": _two_wait_on_discard,
     "two_players_at_least": lambda st: st.seat_round([st.active]),
+    "totals_are_numbers": lambda st: st.pvars["total"].__setitem__(st.active, None),
+    "decision_among_tied": _untied_decision,
 }
 
 

@@ -206,16 +206,27 @@ class Relation:
         for key in ("err", "over", "left"):
             st[(key,)] = FALSE
         st[("wopen",)] = FALSE
-        # A match's first round, as a scenario table starts (round 1, turn 1 once dealt); the match's
-        # variables stay free, so every total, noted score and starting player is possible.
+        # A match's first round, as a scenario table starts (round 1, turn 1 once dealt). The match's numbers
+        # and players stay free, so every total, noted score and starting player is possible; its flags and
+        # sets of players (a decision round, the match over) start as the rules declare them: a first round
+        # with them free would be a decision round among players whose totals may differ, which none is.
         st[("active",)], st[("round",)], st[("turn",)] = T.num(0), T.num(0), T.num(0)
         ex = Exec(self.rules, st, {"actor": NoneV()}, trail)
-        from .symstate import _var_range
+        from .symstate import _var_range, value_parts
 
         for v in self.rules.variables.values():
-            if v.whole_match:
-                for seat in (list(range(L.players)) if v.per_player else [None]):
+            if not v.whole_match:
+                continue
+            seats = list(range(L.players)) if v.per_player else [None]
+            if v.type in ("int", "player"):
+                for seat in seats:
                     constraints += _var_range(st, v, seat)
+                    constraints += [T.not_(st.var(v.name, "none", seat))] if v.type == "int" else []
+                continue
+            parts = value_parts(L, v.type, ex.eval(v.init), v.pos)
+            for seat in seats:
+                for part, term in parts.items():
+                    st[("var", v.name, part) if seat is None else ("pvar", v.name, seat, part)] = term
         ex.start_round(None, s.NOWHERE)
         constraints += trail.side
         trail.side = []

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -114,6 +116,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
+
+
+@functools.cache
+def rules_without_record() -> Path:
+    """A copy of the default rules without induction's record (rules/induction.json): what bounded model
+    checking and the search say on their own, whatever the record proves (tests/test_certificate.py tests
+    how a record is used)."""
+    target = Path(tempfile.mkdtemp()) / "rules"
+    shutil.copytree(default_rules_dir(), target)
+    (target / "induction.json").unlink(missing_ok=True)
+    return target
 
 
 def variant_rules(target: Path, edits: tuple[Edit, ...]) -> Path:

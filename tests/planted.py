@@ -372,12 +372,14 @@ DECISION_BY_TOTALS = Planted((
 
 # A decision round is scored like a normal one (the `if deciding` of end_round lost): its scores are added to
 # the totals (D10), and since only its players' totals are compared with the threshold the match may go on
-# with a normal round ([P117]: the decision round decides, without a threshold). Caught by
-# totals_change_at_round_end when the decision round is scored.
+# with a normal round ([P117]: the decision round decides, without a threshold). Caught when the decision
+# round is scored by the lemma decision_among_tied (its players' totals no longer tied) and by
+# totals_change_at_round_end.
 DECISION_ROUND_ADDS_TOTALS = Planted((
     ("07_scoring.bao", "  if deciding { run end_decision_round } else { run end_normal_round }\n",
      "  run end_normal_round\n"),),
-    "invariant totals_change_at_round_end", 3, table="scoring/decision_round_tied_again", players=3)
+    "invariant decision_among_tied", 3, table="scoring/decision_round_tied_again", players=3,
+    also=("invariant totals_change_at_round_end",))
 
 # The shield's protection names the active player instead of the caller ("active" is both the shield's state and
 # the player whose turn it is): while the shield is active, the caller's tableau is open to the others, and the

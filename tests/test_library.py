@@ -197,9 +197,9 @@ def test_the_wheel_lists_every_package_and_ships_the_rules_and_grammars() -> Non
     assert config["package-dir"] == {"": "checker", "baobei.rules": "rules", "baobei.grammar": "grammar",
                                      "baobei.outline": "docs/src"}
     data = config["package-data"]
-    assert data["baobei.rules"] == ["*.bao"] and set(data["baobei.grammar"]) >= {"*.lark", "*.toml"}
+    assert data["baobei.rules"] == ["*.bao", "induction.json"] and set(data["baobei.grammar"]) >= {"*.lark", "*.toml"}
     assert data["baobei.outline"] == ["*.toml"]
-    for folder, kinds in (("grammar", {".lark", ".toml"}), ("docs/src", {".toml"}), ("rules", {".bao"})):
+    for folder, kinds in (("grammar", {".lark", ".toml"}), ("docs/src", {".toml"}), ("rules", {".bao", ".json"})):
         assert {p.suffix for p in (PROJECT_ROOT / folder).iterdir()} <= kinds, f"a file of {folder}/ left out"
 
 

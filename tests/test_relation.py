@@ -27,7 +27,7 @@ from baobei.proofs.relation import Relation
 from baobei.proofs.trace import read_trace, replay
 from baobei.proofs.translate import Unsupported
 from baobei.proofs.verify import finding_scenario
-from conftest import MakeVariant
+from conftest import MakeVariant, rules_without_record
 from planted import ALL
 
 
@@ -175,7 +175,8 @@ def test_a_deeper_planted_bug_is_found_and_its_trace_replays(name: str, make_var
 
 def test_verify_reports_the_relation(capsys: object) -> None:
     # One move: the depth 2 of the relation is judged above, without the command around it.
-    assert main(["verify", "--players", "2", "--bmc-depth", "1", "--states", "200", "--depth", "4",
+    assert main(["verify", "--rules", str(rules_without_record()), "--players", "2", "--bmc-depth", "1",
+                 "--states", "200", "--depth", "4",
                  "--table-depth", "0"]) == 0
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert "relation  2 players: bounded model checking to 1 move " in out

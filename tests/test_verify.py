@@ -24,7 +24,7 @@ from baobei.cli import main
 from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
 from baobei.language.ruleset import Ruleset
-from conftest import edit_file
+from conftest import edit_file, rules_without_record
 from planted import LOOK_WITHOUT_LIMIT
 
 MakeVariant = Callable[..., Path]  # the make_variant fixture of conftest.py
@@ -441,7 +441,7 @@ def test_integer_division_means_what_it_means_in_the_engine(make_variant: MakeVa
 def verify_searched(*argv: str) -> tuple[int, str, str]:
     """verify on the whole rules (or the variant given), with a search small enough for a test."""
     small = ("--players", "2", "--depth", "6", "--states", "400", "--bmc-depth", "2", "--table-depth", "1")
-    return verify("--rules", str(default_rules_dir()), *small, *argv) if "--rules" not in argv else \
+    return verify("--rules", str(rules_without_record()), *small, *argv) if "--rules" not in argv else \
         verify(*small, *argv)
 
 

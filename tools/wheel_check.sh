@@ -16,7 +16,7 @@ echo "== build (sdist, then the wheel from it)"
 "$work/build-env/bin/python" -m build --outdir "$work/dist" "$repo" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 wheel="$(ls "$work"/dist/baobei-*.whl)"
 unzip -l "$wheel" >"$work/wheel-files.txt"
-for data in baobei/rules/01_deck.bao baobei/grammar/rules.lark baobei/outline/sections.toml; do
+for data in baobei/rules/01_deck.bao baobei/rules/induction.json baobei/grammar/rules.lark baobei/outline/sections.toml; do
     grep -q "$data" "$work/wheel-files.txt" || { echo "the wheel lacks $data"; exit 1; }
 done
 

@@ -364,6 +364,10 @@ def _two_wait_on_discard(st: State) -> None:
     _waits(st, 2)
 
 
+def _total_none(st: State) -> None:
+    st.pvars["total"][st.active] = None
+
+
 def _untied_decision(st: State) -> None:
     st.vars["deciding"] = True
     st.pvars["total"][st.active] += 1  # a decision round among players whose totals differ
@@ -377,7 +381,7 @@ LEMMA_BREAKERS: dict[str, Callable[[State], None]] = {
     "own_draw_window_alone": _drawn_window_waiting,
     "one_waits_on_an_unused_window": _two_wait_on_discard,
     "two_players_at_least": lambda st: st.seat_round([st.active]),
-    "totals_are_numbers": lambda st: st.pvars["total"].__setitem__(st.active, None),
+    "totals_are_numbers": _total_none,
     "decision_among_tied": _untied_decision,
 }
 

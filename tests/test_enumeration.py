@@ -69,3 +69,19 @@ def test_steps_and_moves_with_repeated_names_keep_the_walk(default_engine: Engin
     steps = [cm for cm in default_engine.moves.values() if cm.decl.is_step]
     assert steps and all(cm.listing is None for cm in steps)
     assert any(cm.listing is not None for cm in default_engine.moves.values())
+
+
+def test_a_guard_part_that_reads_no_earlier_argument_is_decided_once_per_value(default_engine: Engine) -> None:
+    """`occupied(target2) and target2 != target1`: the first part reads only target2, so the enumerator
+    filters target2's domain by it once; the second part reads target1 and stays in the loop. A guard of
+    the first argument is never hoisted (its loop is the outermost)."""
+    from baobei.engine.enumeration import _hoisted
+    from baobei.language.text import expr_text
+
+    move = default_engine.rules.moves["double_pluck"]
+    params = tuple(p.name for p in move.params)
+    second = [r.cond for r in move.requires if "target2 != target1" in expr_text(r.cond)]
+    alone, rest = _hoisted(list(second), params, params.index("target2"))
+    assert [expr_text(e) for e in alone] == ["occupied(target2)"]
+    assert [expr_text(e) for e in rest] == ["target2 != target1"]
+    assert _hoisted(list(second), params, 0) == ([], second)

@@ -154,6 +154,9 @@ class Frame:
     # Locals that are never none (an item of the players or the deck, an argument that is not optional): a
     # builtin given one needs no test for none, which it would pass on every item of a loop.
     present: frozenset[str] = frozenset()
+    # Parts of an expression whose value a local holds, worked out before the loop the code runs in (a
+    # listing's guard part that reads one argument: enumeration.py).
+    known: dict[int, str] = field(default_factory=dict)
 
     def bind(self, name: str, local: str, present: bool = False) -> Frame:
         return replace(self, names={**self.names, name: local}, params=(*self.params, local),
@@ -169,9 +172,13 @@ class Frame:
     def unmemoized(self, node: s.Expr) -> Frame:
         return replace(self, memos={k: v for k, v in self.memos.items() if k != id(node)})
 
+    def knowing(self, known: dict[int, str]) -> Frame:
+        return replace(self, params=(*self.params, *known.values()), known={**self.known, **known})
+
     def before(self) -> Frame:
-        """The frame inside `old(...)`: the tallies counted in the state after the move do not hold there."""
-        return replace(self, tallies={})
+        """The frame inside `old(...)`: the tallies counted in the state after the move do not hold there, nor
+        the parts worked out in it."""
+        return replace(self, tallies={}, known={})
 
 
 @dataclass
@@ -264,6 +271,8 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
         """An expression's code, put into a function of its own when it nests too deep."""
         # visit, or kept: written out here and in sub, as each nesting level of the rules costs frames of
         # Python's stack while the code is generated.
+        if id(node) in frame.known:
+            return frame.known[id(node)]
         text, depth = self.kept(node, frame) if id(node) in frame.memos else self.visit(node, frame)
         if depth <= MAX_DEPTH:
             return text
@@ -279,6 +288,8 @@ class ExprSource(ExprVisitor[tuple[str, int], Frame]):
         return f"{name}({args})"
 
     def sub(self, node: s.Expr, frame: Frame) -> tuple[str, int]:
+        if id(node) in frame.known:
+            return frame.known[id(node)], 0
         text, depth = self.kept(node, frame) if id(node) in frame.memos else self.visit(node, frame)
         if depth > MAX_DEPTH:
             return self.helper(frame, [f"return {text}"]), 1

@@ -41,9 +41,9 @@ BUILTIN_READS: dict[str, tuple[str, ...]] = {
 }
 # The parts each state name reads (the builtins without arguments).
 STATE_NAME_READS: dict[str, tuple[str, ...]] = {
-    "players": ("seats",), "deck": (), "player_count": ("seats",), "active": ("active",), "phase": ("phase",),
-    "round": ("round",), "turn": ("turn",), "window_ref": ("windows",), "window_kind": ("windows",),
-    "window_used": ("windows",), "window_players": ("windows",), "waiting": ("waiting",),
+    "players": ("seats",), "deck": (), "player_count": ("seats",), "seat_count": (), "active": ("active",),
+    "phase": ("phase",), "round": ("round",), "turn": ("turn",), "window_ref": ("windows",),
+    "window_kind": ("windows",), "window_used": ("windows",), "window_players": ("windows",), "waiting": ("waiting",),
 }
 
 

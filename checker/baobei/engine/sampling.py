@@ -65,7 +65,7 @@ def _refuse(unit: Unit, exprs: codegen.ExprSource, frame: codegen.Frame, names: 
             guard: s.Expr | Guard | WhenProtected, refuse: str = "return None") -> list[str]:
     """Lines that run `refuse` when the guard fails (the sampler returns None, the enumeration of
     enumeration.py goes on with the next value); a condition's checked rendering runs when its code raises."""
-    values = ", ".join(frame.params)
+    values = ", ".join(frame.params[: len(names) + 1])  # the state and the names: what a guard function takes
     if isinstance(guard, WhenProtected):
         return [f"if st.protected and not {unit.const(guard.guard)}({values}):", f"    {refuse}"]
     if callable(guard):

@@ -31,6 +31,7 @@ class Table(Protocol):
     """What a concrete state offers the builtins (engine/state.py implements it)."""
 
     active: int
+    names: list[str]
     phase: str
     round: int
     turn: int
@@ -86,6 +87,7 @@ class Symbolic(Protocol):
     def players(self, pos: Pos) -> Any: ...
     def deck(self, pos: Pos) -> Any: ...
     def player_count(self, pos: Pos) -> Any: ...
+    def seat_count(self, pos: Pos) -> Any: ...
     def state(self, name: str, kind: str, pos: Pos) -> Any: ...
 
 
@@ -207,6 +209,9 @@ STATE_NAMES: dict[str, Builtin] = {b.name: b for b in (
             lambda t: t.deck(), lambda m, pos: m.deck(pos)),
     Builtin("player_count", (), "int", "How many players take part in this round.",
             lambda t: len(t.seated()), lambda m, pos: m.player_count(pos)),
+    Builtin("seat_count", (), "int", "How many players the match has: those of this round and, during a "
+            "decision round, those who wait for its result.",
+            lambda t: len(t.names), lambda m, pos: m.seat_count(pos)),
     Builtin("active", (), "player", "The active player: whose turn it is.",
             lambda t: t.active, _state("active", "player"), attribute="active"),
     Builtin("phase", (), "str", "The phase of the turn or the round (one of the declared phases).",

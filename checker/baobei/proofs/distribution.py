@@ -133,6 +133,9 @@ class DistributionModel(SymbolicModel):
     def player_count(self, pos: s.Pos) -> SVal:
         return ival(self.n)
 
+    def seat_count(self, pos: s.Pos) -> SVal:
+        return ival(self.n)
+
     def deck(self, pos: s.Pos) -> SVal:
         return BagV(tuple(z3.IntVal(sp.count) for sp in self.species))
 

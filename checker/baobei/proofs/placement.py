@@ -242,6 +242,9 @@ class BodyModel:
     def player_count(self, pos: s.Pos) -> TVal:
         return TOther("int")
 
+    def seat_count(self, pos: s.Pos) -> TVal:
+        return TOther("int")
+
     def minmax(self, a: TVal, b: TVal, smaller: bool, pos: s.Pos) -> TVal:
         return TOther("int")
 

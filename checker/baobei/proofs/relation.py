@@ -221,7 +221,8 @@ class Relation:
             if v.type in ("int", "player"):
                 for seat in seats:
                     constraints += _var_range(st, v, seat)
-                    constraints += [T.not_(st.var(v.name, "none", seat))] if v.type == "int" else []
+                    if v.type == "int":
+                        constraints.append(T.not_(st.var(v.name, "none", seat)))
                 continue
             parts = value_parts(L, v.type, ex.eval(v.init), v.pos)
             for seat in seats:

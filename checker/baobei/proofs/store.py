@@ -603,6 +603,9 @@ class SymStore(SymbolicModel):
     def player_count(self, pos: s.Pos) -> SVal:
         return IntV(T.count([self.t[("in", q)] for q in range(self.codes.n)]))
 
+    def seat_count(self, pos: s.Pos) -> SVal:
+        return IntV(T.num(self.codes.n))
+
     def state(self, name: str, kind: str, pos: s.Pos) -> SVal:
         t = self.t
         if name == "active":
@@ -748,14 +751,14 @@ def fresh_store(codes: Codes, prefix: str, side: list[Z] | None = None) -> SymSt
 
 
 FREE_MARK = "free:"  # the name of every fresh answer of store.FreeCards
-# The questions of store.FreeCards whose answers only the cards decide (their keys name everything else
-# they depend on): answered once per layout of the cards (see FreeCards.answer).
 # The parts of the cards that change apart, each with its epoch (a state key of the free store): where the
 # cards lie, who knows them, their marks. A question about one part keeps its answer while that part is not
 # written (FreeCards.written).
 LAYOUT, KNOWLEDGE, MARKS = "layout", "knowledge", "marks"
 EPOCHS: dict[str, Key] = {LAYOUT: ("epoch",), KNOWLEDGE: ("epoch", "known"), MARKS: ("epoch", "marks")}
 QUESTION_PART = {"knows": KNOWLEDGE, "marked": MARKS}  # the other stable questions are about the layout
+# The questions of store.FreeCards whose answers only the cards decide (their keys name everything else
+# they depend on): answered once per state of the part they ask about (see FreeCards.answer).
 STABLE_QUESTIONS = frozenset({"card_at", "free_count", "free_slot", "added", "size", "top", "knows", "marked",
                               "free", "pile empty", "where", "where slot"})
 CARD_KEYS = frozenset({"loc", "slot", "ts", "known", "mark", "size", "nslots", "clock", "hand", "draws"})

@@ -235,6 +235,9 @@ class StateModel(SymbolicModel):
     def player_count(self, pos: s.Pos) -> SVal:
         return IntV(T.count([self.st[("in_round", q)] for q in range(self.L.players)]))
 
+    def seat_count(self, pos: s.Pos) -> SVal:
+        return IntV(T.num(self.L.players))
+
     def deck(self, pos: s.Pos) -> SVal:
         return ListV(tuple((CardV(T.num(c)), TRUE) for c in range(self.L.n)))
 

@@ -304,6 +304,9 @@ class SymbolicModel:
     def player_count(self, pos: s.Pos) -> SVal:
         raise self.missing("player_count", pos)
 
+    def seat_count(self, pos: s.Pos) -> SVal:
+        raise self.missing("seat_count", pos)
+
     def state(self, name: str, kind: str, pos: s.Pos) -> SVal:
         raise Unsupported(pos, f"the {self.what} has no value for {name!r}")
 

@@ -194,6 +194,14 @@ def test_explore_refuses_an_impossible_max_states_before_searching(capsys: pytes
     assert time.perf_counter() - start < 10
 
 
+def test_compare_refuses_an_impossible_max_states_before_comparing(capsys: pytest.CaptureFixture[str]) -> None:
+    rules = str(default_rules_dir())
+    code = main(["compare", "--rules", rules, "--rules", rules, "--max-states", str(10 ** 15)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "--max-states 1,000,000,000,000,000:" in err and "states fit" in err
+
+
 def test_a_search_without_a_limit_stops_at_the_states_memory_holds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rather than being killed when the machine runs out of memory (here: memory for 40 states)."""
     monkeypatch.setattr(explore_module, "available_memory", lambda: int(40 * STATE_BYTES / MEMORY_SHARE) + 1)

@@ -387,6 +387,10 @@ def _normal_round_short_of_a_player(st: State) -> None:
     st.seat_round(st.seated()[:-1])  # a normal round that leaves a player out
 
 
+def _decision_due_undecided(st: State) -> None:
+    st.phase = "decision_due"  # a decision round called while the match is not one to be decided
+
+
 # The lemmas that let induction prove the encoding's bounds (rules/09_invariants.bao), each with a state
 # that breaks it alone among them; the state before the edit breaks none of them.
 LEMMA_BREAKERS: dict[str, Callable[[State], None]] = {
@@ -399,6 +403,7 @@ LEMMA_BREAKERS: dict[str, Callable[[State], None]] = {
     "decision_among_tied": _untied_decision,
     "decision_round_ends_decided": _decision_round_scored_as_normal,
     "normal_round_seats_everyone": _normal_round_short_of_a_player,
+    "decision_called_only_to_decide": _decision_due_undecided,
 }
 
 

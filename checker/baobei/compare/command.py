@@ -56,6 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run_compare(args: argparse.Namespace) -> int:
     # Imported here: the command line builds every command's options at each start, and the comparison's
     # machinery (engine, search, campaign) would cost every other command half a second.
+    from ..play.explore import check_state_budget
     from .report import print_report, to_text
     from .revision import resolve
     from .run import compare, out_dir, request_of, scenario_paths, write_files
@@ -63,6 +64,7 @@ def run_compare(args: argparse.Namespace) -> int:
     rules = args.rules if isinstance(args.rules, list) else []
     if len(rules) != 2:
         raise BaoError("compare needs two rules folders: --rules OLD --rules NEW")
+    check_state_budget(args.max_states)  # a limit the memory cannot hold is refused before any work
     out = out_dir(Path(args.out))
     with contextlib.ExitStack() as stack:  # removes the folders of git revisions when done
         old, new = (resolve(spec, stack) for spec in rules)

@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 from baobei.engine.engine import Engine
 from baobei.engine.state import State
+from baobei.language.load import load_ruleset
 from baobei.play.dealer import Dealer, Match, MatchRecord
 from baobei.scenarios.parser import parse_scenario_file
 from baobei.scenarios.runner import run_scenario
+from conftest import MakeVariant
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -85,3 +87,24 @@ def test_a_guard_part_that_reads_no_earlier_argument_is_decided_once_per_value(d
     assert [expr_text(e) for e in alone] == ["occupied(target2)"]
     assert [expr_text(e) for e in rest] == ["target2 != target1"]
     assert _hoisted(list(second), params, 0) == ([], second)
+
+
+def test_a_part_worked_out_ahead_over_an_optional_argument_keeps_the_walk(make_variant: MakeVariant) -> None:
+    """Without `gift1 != none`, the part `owner(gift1) == actor and occupied(gift1)` is worked out ahead for
+    the value none too (owner(none) is none, not the actor): the listing is still the walk's."""
+    old = "(gift1 != none and owner(gift1) == actor and occupied(gift1)"
+    eng = Engine(load_ruleset(make_variant(("04_pluck.bao", old, "(owner(gift1) == actor and occupied(gift1)"))))
+    states = [st for st in match_states(eng, 4, 7) if st.windows]
+    assert states
+    listed = sum(compare_listings(eng, st) for st in states[:: max(1, len(states) // 30)])
+    assert listed > 1_000
+
+
+def test_a_part_that_failed_ahead_hands_the_guard_to_its_checked_rendering() -> None:
+    """A part whose code failed where it was worked out ahead holds UNDECIDED: asking its truth raises one of
+    the errors a guard's fast code hands to its checked rendering (`except _WRONG_KIND`)."""
+    from baobei.engine.codegen import WRONG_KIND
+    from baobei.engine.enumeration import UNDECIDED
+
+    with pytest.raises(WRONG_KIND):
+        bool(UNDECIDED)

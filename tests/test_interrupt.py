@@ -47,7 +47,7 @@ def long_log(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     scoring.write_text(text.replace(table["body"], raised), encoding="utf-8")
     log = place / "game.jsonl"
     subprocess.run([sys.executable, "-m", "baobei.cli", "--rules", str(rules), "play", "--players", "2",
-                    "--rounds", "1500", "--max-moves", "1000000", "--log", str(log)], cwd=ROOT, check=True,
+                    "--rounds", "5000", "--max-moves", "1000000", "--log", str(log)], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return rules, log
 
@@ -124,3 +124,23 @@ def test_a_z3_object_cut_short_by_ctrl_c_is_not_reported_at_exit(monkeypatch: py
     other = types.SimpleNamespace(exc_value=ValueError("kept"), object=len)
     _quiet_half_built(other)
     assert reported == [other]
+
+
+def test_a_ctrl_c_python_dropped_inside_a_destructor_stops_the_next_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python raises the KeyboardInterrupt of Ctrl-C wherever the main thread is, also inside a Z3 object's
+    `__del__`, and there it only reports it ("Exception ignored in"): the proof went on. It is kept, not
+    reported, and the next solver check raises it."""
+    import types
+
+    import z3  # type: ignore[import-untyped]
+    from baobei.proofs import terms
+
+    reported: list[object] = []
+    monkeypatch.setattr(sys, "__unraisablehook__", reported.append)
+    monkeypatch.setattr(terms, "_CTRL_C", type(terms._CTRL_C)())
+    solver = z3.Solver()
+    assert terms.check(solver) == z3.sat
+    terms._quiet_half_built(types.SimpleNamespace(exc_value=KeyboardInterrupt(), object=z3.AstRef.__del__))
+    assert reported == []
+    with pytest.raises(KeyboardInterrupt):
+        terms.check(solver)

@@ -202,6 +202,15 @@ def test_compare_refuses_an_impossible_max_states_before_comparing(capsys: pytes
     assert "--max-states 1,000,000,000,000,000:" in err and "states fit" in err
 
 
+def test_verify_refuses_an_impossible_states_before_proving(capsys: pytest.CaptureFixture[str]) -> None:
+    start = time.perf_counter()
+    code = main(["verify", "--players", "2", "--states", str(10 ** 15)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "--states 1,000,000,000,000,000:" in err and "states fit" in err
+    assert time.perf_counter() - start < 10
+
+
 def test_a_search_without_a_limit_stops_at_the_states_memory_holds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rather than being killed when the machine runs out of memory (here: memory for 40 states)."""
     monkeypatch.setattr(explore_module, "available_memory", lambda: int(40 * STATE_BYTES / MEMORY_SHARE) + 1)

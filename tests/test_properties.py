@@ -391,6 +391,13 @@ def _decision_due_undecided(st: State) -> None:
     st.phase = "decision_due"  # a decision round called while the match is not one to be decided
 
 
+def _contenders_from_outside(st: State) -> None:
+    st.vars["deciding"] = True
+    st.phase = "decision_due"
+    st.seat_round([st.active, next(p for p in st.seated() if p != st.active)])
+    st.vars["contenders"] = tuple(range(len(st.names)))  # tied on their totals, but one of them did not play the round
+
+
 # The lemmas that let induction prove the encoding's bounds (rules/09_invariants.bao), each with a state
 # that breaks it alone among them; the state before the edit breaks none of them.
 LEMMA_BREAKERS: dict[str, Callable[[State], None]] = {
@@ -404,6 +411,7 @@ LEMMA_BREAKERS: dict[str, Callable[[State], None]] = {
     "decision_round_ends_decided": _decision_round_scored_as_normal,
     "normal_round_seats_everyone": _normal_round_short_of_a_player,
     "decision_called_only_to_decide": _decision_due_undecided,
+    "contenders_play_the_round": _contenders_from_outside,
 }
 
 

@@ -541,6 +541,16 @@ def _plain(node: s.Expr) -> bool:
                or (isinstance(e, s.Call) and e.func in BUILTINS) for e in walk_expr(node))
 
 
+def costly(node: s.Expr, tables: Any = None) -> bool:
+    """Whether working `node` out costs more than a name or a sum does, so that working it out once and
+    keeping it pays: a call, a quantifier, a search, or a row of one of `tables` (any index when none)."""
+    if isinstance(node, s.Call | s.Quant | s.First | s.Filter):
+        return True
+    if not isinstance(node, s.Index):
+        return False
+    return tables is None or (isinstance(node.base, s.Name) and node.base.name in tables)
+
+
 def _invariant(body: s.Expr, var: str, known: dict[int, tuple[str, int]], tables: Any) -> list[s.Expr]:
     """The largest parts of a loop's body worth keeping (a call, a quantifier, a table's row) that read
     neither the loop's variable nor a name bound inside the body: their value is the same for every item.
@@ -550,9 +560,7 @@ def _invariant(body: s.Expr, var: str, known: dict[int, tuple[str, int]], tables
     def walk(node: s.Expr, bound: frozenset[str]) -> None:
         if id(node) in known:
             return  # kept by an enclosing loop already
-        costly = isinstance(node, s.Call | s.Quant | s.First | s.Filter) or (
-            isinstance(node, s.Index) and isinstance(node.base, s.Name) and node.base.name in tables)
-        if costly and not free_names(node) & bound:
+        if costly(node, tables) and not free_names(node) & bound:
             out.append(node)
             return
         if isinstance(node, s.Quant | s.First | s.Filter):

@@ -150,4 +150,4 @@ def _kept_parts(levels: list[Level], params: tuple[str, ...]) -> list[list[s.Exp
 
 
 def _costly(node: s.Expr) -> bool:
-    return any(isinstance(e, s.Call | s.Index | s.Quant | s.First | s.Filter) for e in walk_expr(node))
+    return any(codegen.costly(e) for e in walk_expr(node))

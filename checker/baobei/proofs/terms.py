@@ -290,7 +290,11 @@ _WATCHING: list[bool] = []
 def _quiet_half_built(unraisable: Any) -> None:
     """A Ctrl-C that lands inside the making of a Z3 object leaves it without its context, and its `__del__`
     fails when it is collected at exit: a leftover of the interrupt, which said what it had to, not an error.
-    Everything else is reported as Python reports it."""
+    A Ctrl-C whose KeyboardInterrupt Python raised inside a `__del__` is dropped there by Python: it is kept
+    instead, and the next `check` raises it. Everything else is reported as Python reports it."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        _CTRL_C.set()
+        return
     where = unraisable.object
     if isinstance(unraisable.exc_value, AttributeError) and getattr(where, "__module__", "").startswith("z3") \
             and getattr(where, "__name__", "") == "__del__":
@@ -329,7 +333,10 @@ def watch_interrupts() -> None:
 
 
 def check(solver: Any, *assumptions: Z) -> Any:
-    """`solver.check`, but an interrupt (Ctrl-C) during it is raised as KeyboardInterrupt."""
+    """`solver.check`, but an interrupt (Ctrl-C) during it, or one that came before and was dropped (see
+    `_quiet_half_built`), is raised as KeyboardInterrupt."""
+    if _CTRL_C.is_set():
+        raise KeyboardInterrupt
     answer = solver.check(*assumptions)
     if answer == z3.unknown and (_CTRL_C.is_set() or solver.reason_unknown() in INTERRUPTED):
         raise KeyboardInterrupt

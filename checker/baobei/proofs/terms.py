@@ -13,6 +13,7 @@ is comparing terms.
 
 from __future__ import annotations
 
+import _thread
 import os
 import signal
 import sys
@@ -290,10 +291,13 @@ _WATCHING: list[bool] = []
 def _quiet_half_built(unraisable: Any) -> None:
     """A Ctrl-C that lands inside the making of a Z3 object leaves it without its context, and its `__del__`
     fails when it is collected at exit: a leftover of the interrupt, which said what it had to, not an error.
-    A Ctrl-C whose KeyboardInterrupt Python raised inside a `__del__` is dropped there by Python: it is kept
-    instead, and the next `check` raises it. Everything else is reported as Python reports it."""
+    A Ctrl-C whose KeyboardInterrupt Python raised inside a `__del__` (a Z3 object collected while the
+    engine searches, say) would be dropped there by Python, and the command would go on: it is raised again
+    in the main thread once the `__del__` is over, and kept for the next `check` too. Everything else is
+    reported as Python reports it."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt):
         _CTRL_C.set()
+        _thread.interrupt_main()
         return
     where = unraisable.object
     if isinstance(unraisable.exc_value, AttributeError) and getattr(where, "__module__", "").startswith("z3") \

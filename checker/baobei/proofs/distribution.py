@@ -131,7 +131,8 @@ class DistributionModel(SymbolicModel):
         return self.seats_of(0, 0)
 
     def player_count(self, pos: s.Pos) -> SVal:
-        return ival(self.n)
+        # The players of this round: the seats taking part (a decision round leaves some out), not the match's.
+        return IntV(z3.Sum(*(z3.If(flag, 1, 0) for flag in self.in_round)))
 
     def seat_count(self, pos: s.Pos) -> SVal:
         return ival(self.n)

@@ -133,6 +133,33 @@ def test_a_claim_z3_gave_up_on_is_asked_again_with_more_time_by_a_new_solver(
         assert f"no answer in {induction.RETRY_MS // 1000} s" in out.ctis["c"].move
 
 
+@pytest.mark.parametrize("late", ["unsat", "unknown"])
+def test_a_transition_invariant_z3_gave_up_on_is_asked_again_with_more_time(
+        monkeypatch: pytest.MonkeyPatch, late: str) -> None:
+    """As a claim alone (above): measured at 4 players, match_ends_at_threshold after `deal` took Z3 more than
+    its 30 s beside another proof, and 8-10 s alone."""
+    import types
+
+    import z3  # type: ignore[import-untyped]
+    from baobei.proofs import induction
+
+    made: list[int] = []
+    answers = {induction.CHECK_MS: z3.unknown, induction.RETRY_MS: getattr(z3, late)}
+    monkeypatch.setattr(induction, "_solver", lambda hyps, ms: _GivesUpAtFirst(ms, answers, made))
+    monkeypatch.setattr(induction, "TwoStates", lambda *_: None)
+    monkeypatch.setattr(induction, "claim", lambda *_: z3.Bool("goal"))
+    monkeypatch.setattr(induction, "_unless_failed", lambda name, post, goal: goal)
+    rel = types.SimpleNamespace(side=[], pre={("err",): z3.BoolVal(False)})
+    step = types.SimpleNamespace(cm=types.SimpleNamespace(name="deal", decl=types.SimpleNamespace(is_ability=False)),
+                                 player=z3.Int("player"), allowed=z3.BoolVal(True), post=None)
+    decl = types.SimpleNamespace(ident="t")
+    found = induction._transition(None, rel, [step], [], decl, lambda: None)  # type: ignore[arg-type]
+    assert made == [induction.CHECK_MS, induction.RETRY_MS]
+    assert (found is None) == (late == "unsat")
+    if found is not None:
+        assert f"no answer in {induction.RETRY_MS // 1000} s" in found.move
+
+
 def test_a_question_about_one_part_of_the_cards_keeps_its_answer_when_another_part_changes(rules: Ruleset) -> None:
     """Who knows a card and its marks go with the card: learning a card leaves every place as it was, and a
     move leaves what is known and marked (an ability that only looks must not seem to discard a card)."""

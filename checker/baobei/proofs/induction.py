@@ -362,12 +362,13 @@ def _transition(rules: Ruleset, rel: Relation, steps: list[Step], assumed: list[
         goal = _unless_failed(decl.ident, step.post, claim(TwoStates(rules, step.post, rel.pre), decl, names))
         if T.is_true(goal):
             continue
-        solver = z3.Solver()
-        solver.set("timeout", CHECK_MS)
-        solver.add(*rel.side, *assumed, step.allowed, T.not_(rel.pre[("err",)]))
-        answer = T.check(solver, T.not_(goal))
+        for ms in (CHECK_MS, RETRY_MS):  # given up once, asked again with more time (as `_one_by_one` does)
+            solver = _solver([*rel.side, *assumed, step.allowed, T.not_(rel.pre[("err",)])], ms)
+            answer = T.check(solver, T.not_(goal))
+            if answer != z3.unknown:
+                break
         if answer == z3.unknown:
-            return Cti(decl.ident, f"{step.cm.name} (Z3 gave no answer in {CHECK_MS // 1000} s)", None, None)
+            return Cti(decl.ident, f"{step.cm.name} (Z3 gave no answer in {RETRY_MS // 1000} s)", None, None)
         if answer == z3.sat:
             model = solver.model()
             eng = Engine(rules)

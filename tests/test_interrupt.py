@@ -154,3 +154,14 @@ def test_a_ctrl_c_python_dropped_inside_a_destructor_is_raised_again(monkeypatch
     assert raised_again and reported == []
     with pytest.raises(KeyboardInterrupt):
         terms.check(solver)
+
+
+def test_ctrl_c_during_a_z3_call_s_argument_conversion_counts_as_an_interrupt() -> None:
+    """Ctrl-C while ctypes converts an argument of a Z3 call surfaces as ctypes' ArgumentError, which keeps only
+    the interrupt's name in its message (seen in a run of the test above: exit 1 and a traceback)."""
+    import ctypes
+
+    from baobei.cli import caused_by_interrupt
+
+    assert caused_by_interrupt(ctypes.ArgumentError("argument 1: KeyboardInterrupt: "))
+    assert not caused_by_interrupt(ctypes.ArgumentError("argument 1: TypeError: wrong type"))

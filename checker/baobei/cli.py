@@ -804,9 +804,14 @@ def complete(parser: argparse.ArgumentParser) -> None:
 
 
 def caused_by_interrupt(err: BaseException) -> bool:
+    """Whether Ctrl-C caused `err`: a KeyboardInterrupt in its chain or its arguments, or ctypes' ArgumentError
+    for an argument whose conversion Ctrl-C cut short: ctypes keeps only the interrupt's name, in its message
+    ("argument 1: KeyboardInterrupt: "), with nothing chained."""
     seen: BaseException | None = err
     while seen is not None:
         if isinstance(seen, KeyboardInterrupt) or any(isinstance(a, KeyboardInterrupt) for a in seen.args):
+            return True
+        if isinstance(seen, ctypes.ArgumentError) and f": {KeyboardInterrupt.__name__}:" in str(seen):
             return True
         seen = seen.__cause__ or seen.__context__
     return False

@@ -76,7 +76,7 @@ def measure(worker: Worker, players: int, repeats: int) -> dict[str, Any]:
 
     per_move = {name: best(run, repeats) / max(count, 1) * 1e9
                 for name, run in (("engine", engine), ("move", move_floor), ("tuple", tuple_floor))}
-    return {"states": len(states), "moves": count / max(len(states), 1), "rule": rule,
+    return {"moves": count / max(len(states), 1), "rule": rule,
             "share": most / max(count, 1), **per_move}
 
 

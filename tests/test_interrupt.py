@@ -158,7 +158,8 @@ def test_a_ctrl_c_python_dropped_inside_a_destructor_is_raised_again(monkeypatch
 
 def test_ctrl_c_during_a_z3_call_s_argument_conversion_counts_as_an_interrupt() -> None:
     """Ctrl-C while ctypes converts an argument of a Z3 call surfaces as ctypes' ArgumentError, which keeps only
-    the interrupt's name in its message (seen in a run of the test above: exit 1 and a traceback)."""
+    the interrupt's name in its message (seen once in test_ctrl_c_exits_130_without_traceback[verify]: exit 1,
+    a traceback)."""
     import ctypes
 
     from baobei.cli import caused_by_interrupt

@@ -114,15 +114,15 @@ def test_a_z3_object_cut_short_by_ctrl_c_is_not_reported_at_exit(monkeypatch: py
     import types
 
     import z3  # type: ignore[import-untyped]
-    from baobei.proofs.terms import _quiet_half_built
+    from baobei.proofs.terms import _unraisable_in_a_proof
 
     reported: list[object] = []
     monkeypatch.setattr(sys, "__unraisablehook__", reported.append)
     half_built = types.SimpleNamespace(exc_value=AttributeError("ctx"), object=z3.AstRef.__del__)
-    _quiet_half_built(half_built)
+    _unraisable_in_a_proof(half_built)
     assert reported == []
     other = types.SimpleNamespace(exc_value=ValueError("kept"), object=len)
-    _quiet_half_built(other)
+    _unraisable_in_a_proof(other)
     assert reported == [other]
 
 
@@ -144,7 +144,7 @@ def test_a_ctrl_c_python_dropped_inside_a_destructor_is_raised_again(monkeypatch
     raised_again = False
     before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in `baobei` (a test worker ignores it)
     try:
-        terms._quiet_half_built(types.SimpleNamespace(exc_value=KeyboardInterrupt(), object=z3.AstRef.__del__))
+        terms._unraisable_in_a_proof(types.SimpleNamespace(exc_value=KeyboardInterrupt(), object=z3.AstRef.__del__))
         for _ in range(10 ** 6):  # the interrupt lands at the next bytecode boundary: well before the end
             pass
     except KeyboardInterrupt:

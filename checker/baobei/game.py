@@ -267,7 +267,7 @@ class MatchState:
         """The match is over: a halt of the rules holds and nobody has a legal move. (No phase or variable
         is named here: a halt that allows a move, like dealing the next round, does not end the match.)"""
         eng = self.game.engine
-        return eng.halt(self.raw) is not None and next(eng.legal_moves(self.raw), None) is None
+        return eng.halt(self.raw) is not None and eng.first_move(self.raw) is None
 
     def outcome(self) -> Outcome | None:
         """How the match ended (None while it goes on): see `Outcome`."""

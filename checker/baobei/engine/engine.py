@@ -397,7 +397,7 @@ class Engine(Legality):
             if when is not None and not self.evaluate(st, when):
                 continue
             if stuck is None:
-                stuck = nobody_acts() if nobody_acts is not None else next(self.legal_moves(st), None) is None
+                stuck = nobody_acts() if nobody_acts is not None else self.first_move(st) is None
             if stuck:
                 yield decl
 

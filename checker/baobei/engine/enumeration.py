@@ -17,7 +17,7 @@ from ..language import syntax as s
 from ..language.walk import free_names, walk_expr
 from . import codegen
 from .codegen import Unit
-from .move import Move, new_move, set_args, set_name, set_player
+from .move import Move, made_move
 from .sampling import Level, refusal
 
 # (state, (the values of the move's names before any argument is chosen, then the domains of its
@@ -55,11 +55,8 @@ def enumerator(unit: Unit, name: str, names: tuple[str, ...], params: tuple[str,
         for guard in split[i][1]:
             lines += [indent + line for line in refusal(unit, exprs, inner, names, guard, "continue")]
     args = "".join(f"{pairs[p]}, " for p in params)
-    # The move made through its slots (move.py's `new_move`): a state may have thousands of legal moves.
-    made = unit.fresh("m")
-    lines += [f"{indent}{made} = {unit.const(new_move)}({unit.const(Move)})",
-              f"{indent}{unit.const(set_player)}({made}, player)", f"{indent}{unit.const(set_name)}({made}, {name!r})",
-              f"{indent}{unit.const(set_args)}({made}, ({args}))", f"{indent}yield {made}"]
+    # The move made in one call (move.py's `made_move`): a state may have thousands of legal moves.
+    lines.append(f"{indent}yield {unit.const(made_move)}({unit.const(Move)}, (player, {name!r}, ({args})))")
     fn = unit.fresh("e")
     head = f"def {fn}(st, drawn, player):\n"
     return unit.define("".join(exprs.helpers) + head + "".join(f"    {line}\n" for line in lines), fn)
@@ -134,7 +131,7 @@ def _kept_parts(levels: list[Level], params: tuple[str, ...]) -> list[list[s.Exp
 
     def walk(node: s.Expr, level: int) -> None:
         read = [i for i, p in enumerate(params) if p in free_names(node)]
-        if len(read) == 1 and (read[0] < level or read[0] > 0) and _costly(node):
+        if len(read) == 1 and (read[0] < level or read[0] > 0) and any(map(codegen.costly, walk_expr(node))):
             out[read[0]].append(node)
         elif isinstance(node, s.Binary) and node.op in ("and", "or"):
             walk(node.left, level)
@@ -147,7 +144,3 @@ def _kept_parts(levels: list[Level], params: tuple[str, ...]) -> list[list[s.Exp
             if isinstance(guard, s.Expr):
                 walk(guard, level)
     return out
-
-
-def _costly(node: s.Expr) -> bool:
-    return any(codegen.costly(e) for e in walk_expr(node))

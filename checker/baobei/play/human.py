@@ -507,7 +507,7 @@ class HumanPlay:
         for p in self.humans:
             self.backlog[p] = []
         self.public, self.result = [], []
-        deal = next((m for p in [*self.humans, *range(self.players)] for m in eng.legal_moves(st, p)), None)
+        deal = next((m for p in [*self.humans, *range(self.players)] if (m := eng.first_move(st, p)) is not None), None)
         halt = eng.halt(st)
         if deal is None:
             assert halt is not None

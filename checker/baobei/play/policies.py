@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from ..engine.engine import Engine
 from ..engine.enumeration import Enumerator, enumerator
-from ..engine.legality import CompiledMove, never_none
+from ..engine.legality import CompiledMove, gathered, never_none
 from ..engine.move import Move
 from ..engine.runtime import Ctx, Fn
 from ..engine.sampling import Level
@@ -178,7 +178,7 @@ class RulesPolicy:
         if not pool:
             return None
         cm = rng.choice(pool)
-        return rng.choice(list(eng.listed(st, seat, cm)))  # moves_of's moves, in its order, listed faster
+        return rng.choice(gathered(eng.listed(st, seat, cm)))  # moves_of's moves, in its order, listed faster
 
     def _avoided(self, view: PlayerView, name: str) -> bool:
         env = {"actor": view.seat}

@@ -288,7 +288,7 @@ _CTRL_C = threading.Event()  # set by the watcher when Ctrl-C came (see `watch_i
 _WATCHING: list[bool] = []
 
 
-def _quiet_half_built(unraisable: Any) -> None:
+def _unraisable_in_a_proof(unraisable: Any) -> None:
     """A Ctrl-C that lands inside the making of a Z3 object leaves it without its context, and its `__del__`
     fails when it is collected at exit: a leftover of the interrupt, which said what it had to, not an error.
     A Ctrl-C whose KeyboardInterrupt Python raised inside a `__del__` (a Z3 object collected while the
@@ -320,7 +320,7 @@ def watch_interrupts() -> None:
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
     z3.set_param("ctrl_c", False)
-    sys.unraisablehook = _quiet_half_built
+    sys.unraisablehook = _unraisable_in_a_proof
     read, write = os.pipe()
     os.set_blocking(write, False)
     signal.set_wakeup_fd(write)
@@ -338,7 +338,7 @@ def watch_interrupts() -> None:
 
 def check(solver: Any, *assumptions: Z) -> Any:
     """`solver.check`, but an interrupt (Ctrl-C) during it, or one that came before and was dropped (see
-    `_quiet_half_built`), is raised as KeyboardInterrupt."""
+    `_unraisable_in_a_proof`), is raised as KeyboardInterrupt."""
     if _CTRL_C.is_set():
         raise KeyboardInterrupt
     answer = solver.check(*assumptions)

@@ -211,3 +211,21 @@ def test_the_library_page_shows_running_code(tmp_path: Path) -> None:
     script.write_text(first, encoding="utf-8")
     run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
+
+
+def test_whether_a_player_may_act_agrees_with_the_moves_listed(game: Game) -> None:
+    """`bool(legal_moves(p))` finds one move without listing the others: it must say what listing says, for
+    a player who may act and for one who may not (a seeded match played for a while)."""
+    state = game.new_match(3, seed=11)
+    rng = random.Random(11)
+    seen = set()
+    for _ in range(80):
+        for player in state.players:
+            listed = list(state.legal_moves(player))
+            assert bool(state.legal_moves(player)) == bool(listed)
+            seen.add(bool(listed))
+        move = state.random_move(rng)
+        if move is None:
+            break
+        state.push(move)
+    assert seen == {True, False}

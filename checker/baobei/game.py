@@ -209,8 +209,8 @@ class MatchState:
 
     # ------------------------------------------------------------ moves
     def legal_moves(self, player: Player | None = None) -> LegalMoves:
-        """Every legal move now (out-of-turn calls included), or one player's: a live collection that
-        is iterated lazily and answers `in` without listing the others."""
+        """Every legal move now (out-of-turn calls included), or one player's: a live collection, computed
+        when iterated, that answers `in` and `bool` without listing the others."""
         return LegalMoves(self, None if player is None else self.seat(player))
 
     def movers(self) -> list[str]:
@@ -358,7 +358,7 @@ class LegalMoves:
         return sum(1 for _ in self)
 
     def __bool__(self) -> bool:
-        return next(iter(self), None) is not None
+        return self._state.game.engine.first_move(self._state.raw, self._seat) is not None
 
     def texts(self) -> list[str]:
         return [self._state.move_text(m) for m in self]

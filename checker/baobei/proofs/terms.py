@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from typing import Any
 
 import z3  # type: ignore[import-untyped]
@@ -284,6 +285,7 @@ def largest(term: Z) -> int | None:
 INTERRUPTED = frozenset({"interrupted from keyboard"})
 
 
+AGAIN_AFTER_S = 0.01  # how long after the hook a Ctrl-C it kept is raised again (`_interrupt_main_later`)
 _CTRL_C = threading.Event()  # set by the watcher when Ctrl-C came (see `watch_interrupts`)
 _WATCHING: list[bool] = []
 
@@ -297,13 +299,24 @@ def _unraisable_in_a_proof(unraisable: Any) -> None:
     reported as Python reports it."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt):
         _CTRL_C.set()
-        _thread.interrupt_main()
+        _interrupt_main_later()
         return
     where = unraisable.object
     if isinstance(unraisable.exc_value, AttributeError) and getattr(where, "__module__", "").startswith("z3") \
             and getattr(where, "__name__", "") == "__del__":
         return
     sys.__unraisablehook__(unraisable)
+
+
+def _interrupt_main_later() -> None:
+    """Ctrl-C raised again in the main thread, by a thread of its own a moment later. Raised from the hook
+    itself (`_thread.interrupt_main()` there), Python runs the handler at once, inside the hook, and reports
+    and drops what the hook raises, with a traceback: the moment lets the hook return first."""
+    def later() -> None:
+        time.sleep(AGAIN_AFTER_S)
+        _thread.interrupt_main()
+
+    threading.Thread(target=later, name="ctrl-c again", daemon=True).start()
 
 
 def watch_interrupts() -> None:

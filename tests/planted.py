@@ -40,8 +40,8 @@ NOTED_ROUND_VALUE = Planted((
 # the deal the rules make, so it still fits (two players take 2 x 12 + 1 of 28 cards). Caught by
 # deal_gives_hand_size in the dealt state.
 DEAL_SEVEN_MORE = Planted((
-    ("02_setup.bao", "    repeat hand_size[player_count] { draw into free_slot(p, none) }\n",
-     "    repeat hand_size[player_count] + 7 { draw into free_slot(p, none) }\n"),),
+    ("02_setup.bao", "    repeat dealt_hand { draw into free_slot(p, none) }\n",
+     "    repeat dealt_hand + 7 { draw into free_slot(p, none) }\n"),),
     "invariant deal_gives_hand_size", 0)
 
 # 3. No shuffle before the deal: the cards stay out of play, nobody gets one, and the initial peek

@@ -44,6 +44,22 @@ def test_a_record_is_used_for_its_rules_and_code_only(rules_copy: Path) -> None:
     assert kept(rules_copy).reports == {} and kept(rules_copy).stale == [2]
 
 
+def test_the_key_follows_the_provers_code_but_not_how_ctrl_c_is_caught(rules_copy: Path, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from baobei.proofs import certificate
+
+    package = tmp_path / "baobei"
+    shutil.copytree(certificate.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(certificate, "PACKAGE", package)
+    before = key(rules_copy)
+    with (package / "proofs" / "interrupts.py").open("a", encoding="utf-8") as f:
+        f.write("\n# how Ctrl-C is caught\n")
+    assert key(rules_copy) == before
+    with (package / "proofs" / "terms.py").open("a", encoding="utf-8") as f:
+        f.write("\n# the prover's own code\n")
+    assert key(rules_copy) != before
+
+
 def test_a_later_count_keeps_the_earlier_ones_under_the_same_key(rules_copy: Path) -> None:
     record(rules_copy, {2: proved(f"invariant {PROPERTY}")}, key(rules_copy))
     record(rules_copy, {3: proved(f"invariant {PROPERTY}")}, key(rules_copy))

@@ -162,7 +162,7 @@ def test_a_deal_written_with_move_deals_as_one_written_with_draw(tmp_path_factor
     """The deal runs in the round_start hook, where no move's changed tableaux are recorded (`ctx.changed` is
     None): a `move` onto a slot there must not try to record it. Dealt with `move top(draw_pile)` instead of
     `draw`, the same seed deals the same tableaux."""
-    deal = "repeat hand_size[player_count] { draw into free_slot(p, none) }"
+    deal = "repeat dealt_hand { draw into free_slot(p, none) }"
     eng = variant_engine(tmp_path_factory, ("02_setup.bao", deal, deal.replace("draw into", "move top(draw_pile) to")))
     moved, _ = eng.new_match(["alice", "bob", "carol"], 5, log=False)
     drawn, _ = default_engine.new_match(["alice", "bob", "carol"], 5, log=False)

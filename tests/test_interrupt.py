@@ -114,15 +114,15 @@ def test_a_z3_object_cut_short_by_ctrl_c_is_not_reported_at_exit(monkeypatch: py
     import types
 
     import z3  # type: ignore[import-untyped]
-    from baobei.proofs.terms import _unraisable_in_a_proof
+    from baobei.proofs.interrupts import unraisable_in_a_proof
 
     reported: list[object] = []
     monkeypatch.setattr(sys, "__unraisablehook__", reported.append)
     half_built = types.SimpleNamespace(exc_value=AttributeError("ctx"), object=z3.AstRef.__del__)
-    _unraisable_in_a_proof(half_built)
+    unraisable_in_a_proof(half_built)
     assert reported == []
     other = types.SimpleNamespace(exc_value=ValueError("kept"), object=len)
-    _unraisable_in_a_proof(other)
+    unraisable_in_a_proof(other)
     assert reported == [other]
 
 
@@ -134,17 +134,17 @@ def test_a_ctrl_c_python_dropped_inside_a_destructor_is_raised_again(monkeypatch
     import types
 
     import z3  # type: ignore[import-untyped]
-    from baobei.proofs import terms
+    from baobei.proofs import interrupts, terms
 
     reported: list[object] = []
     monkeypatch.setattr(sys, "__unraisablehook__", reported.append)
-    monkeypatch.setattr(terms, "_CTRL_C", type(terms._CTRL_C)())
+    monkeypatch.setattr(interrupts, "CTRL_C", type(interrupts.CTRL_C)())
     solver = z3.Solver()
     assert terms.check(solver) == z3.sat
     raised_again = hook_returned = False
     before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in `baobei` (a test worker ignores it)
     try:
-        terms._unraisable_in_a_proof(types.SimpleNamespace(exc_value=KeyboardInterrupt(), object=z3.AstRef.__del__))
+        interrupts.unraisable_in_a_proof(types.SimpleNamespace(exc_value=KeyboardInterrupt(), object=z3.AstRef.__del__))
         # Raised inside the hook, Python would report it with a traceback and drop it (seen in a clean clone's
         # test run): the hook must return first.
         hook_returned = True

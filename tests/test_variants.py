@@ -302,12 +302,28 @@ def test_the_drawer_is_the_player_whose_ability_draws(make_variant: MakeVariant)
 
 
 def test_a_decision_round_needs_table_rows_for_its_size(make_variant: MakeVariant) -> None:
-    # Three to six players, no rows for two: a tie of two cannot be dealt, and the engine says why.
+    # Three to six players, no decision row for two: a tie of two cannot be dealt, and the engine says why.
     variant = engine(make_variant(("02_setup.bao", "players 2..6", "players 3..6"),
-                                  ("02_setup.bao", "  2: 5\n", "")))
+                                  ("02_setup.bao", "  2: 5     # two tied players\n", "")))
     st, _ = variant.new_match(["a", "b", "c"], 1, log=False)
-    with pytest.raises(EngineError, match=r"'hand_size' .* has no row for a round of 2 players"):
+    st.vars["deciding"] = True
+    with pytest.raises(EngineError, match=r"'decision_hand_size' .* has no row for a round of 2 players"):
         variant.start_round(st, None, [0, 1])
+
+
+def test_a_decision_round_deals_from_a_table_of_its_own(make_variant: MakeVariant, default_engine: Engine) -> None:
+    """§ 5.3 [P117] gives the decision round's hand sizes itself: changing them leaves the normal deal alone,
+    and changing the normal deal (SIX_CARDS) leaves the decision round alone."""
+    def dealt(eng: Engine, deciding: bool) -> list[int]:
+        st, _ = eng.new_match(["a", "b", "c"], 1, log=False)
+        st.vars["deciding"] = deciding
+        eng.start_round(st, None, [0, 2])
+        return [len(st.cards_of(p)) for p in (0, 2)]
+
+    decision_six = engine(make_variant(("02_setup.bao", "  2: 5     # two tied players\n", "  2: 6\n")))
+    assert dealt(default_engine, True) == [5, 5] and dealt(decision_six, True) == [6, 6]
+    assert dealt(default_engine, False) == dealt(decision_six, False) == [5, 5]
+    assert dealt(engine(make_variant(*SIX_CARDS)), True) == [5, 5]
 
 
 # ---------------------------------------------------------------- the game's vocabulary is rules data

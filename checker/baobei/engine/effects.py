@@ -27,7 +27,7 @@ from ..language.ruleset import ALL_CARDS, DRAW_PILE, Ruleset
 from ..language.words import plural
 from .protection import Protection, tableau_of
 from .runtime import Ctx, Event, Fn, Origin, items_of
-from .state import Came, CardFacts, HandLoc, PileLoc, State, Waiting, Window, hand_of
+from .state import Came, CardFacts, HandLoc, PileLoc, State, Waiting, Window, came, hand_of
 
 
 class Host(Protocol):
@@ -90,7 +90,8 @@ class Effects:
             return
         st = ctx.st
         self.require_free(ctx, where, pos)  # before taking the card out: a refused move loses nothing
-        if self.blocked(ctx, origin, self.locate(st, c), where):
+        # Where the card lies is looked up only when some tableau is protected: most moves need no lookup.
+        if self.any_protected(ctx) and self.blocked_places(ctx, origin, (self.locate(st, c), where)):
             return
         src = self.take_out(st, c)
         self.put(st, c, where)
@@ -291,8 +292,10 @@ class Effects:
     def blocked(self, ctx: Ctx, origin: Origin, *places: Any) -> bool:
         """Whether a change of these places would touch a tableau protected against the rule's actor: such
         a part of an effect is impossible and is left out (logged)."""
-        if not self.any_protected(ctx):
-            return False  # no tableau is protected now: nothing to look up
+        return self.any_protected(ctx) and self.blocked_places(ctx, origin, places)  # none protected: no lookup
+
+    def blocked_places(self, ctx: Ctx, origin: Origin, places: tuple[Any, ...]) -> bool:
+        """`blocked`, once some tableau is known to be protected."""
         for place in places:
             owner = self.slot_owner(ctx, place)
             if ctx.absent(owner):
@@ -389,7 +392,8 @@ class Effects:
         came there)."""
         st, actor = ctx.st, ctx.env.get("actor")
         for c in cards:
-            st.came[c] = Came(origin.rule, origin.cite, st.round, st.turn, next(_STAMPS), actor)
+            st.came[c] = came(Came, (origin.rule, origin.cite, st.round, st.turn, next(_STAMPS), actor, None, False,
+                                     False))
 
     @staticmethod
     def triggered(st: State, c: int, p: int) -> None:
@@ -406,7 +410,8 @@ class Effects:
     @staticmethod
     def shown_by(ctx: Ctx, origin: Origin, c: int) -> None:
         st = ctx.st
-        st.came[c] = Came(origin.rule, origin.cite, st.round, st.turn, next(_STAMPS), ctx.env.get("actor"), shown=True)
+        st.came[c] = came(Came, (origin.rule, origin.cite, st.round, st.turn, next(_STAMPS), ctx.env.get("actor"),
+                                 None, True, False))
 
     @staticmethod
     def exchange(st: State, a: int, where_a: Any, b: int, where_b: Any) -> None:

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..language.ruleset import Ruleset
 
@@ -124,30 +124,29 @@ class Chance(random.Random):
         return self.choice(items)
 
 
-class Came:
+class Came(NamedTuple):
     """How a card came where it is: the rule (declaration name and citation) whose statement moved it, in
-    which round and turn, in what order among the moves of the game, and for whom that rule triggered its
-    ability (None: for nobody). `shown`: the rule showed the card in its place rather than moving it;
-    `lapsed`: the triggered ability had no legal choice and no effect. Never changed in place: states
-    copied before share it."""
+    which round and turn, in what order among the moves of the game, the player whose move it was (None: no
+    player's, a deal), and for whom that rule triggered its ability (None: for nobody). `shown`: the rule
+    showed the card in its place rather than moving it; `lapsed`: the triggered ability had no legal choice
+    and no effect. A tuple, never changed in place: states copied before share it. The effects make one for
+    every card moved or shown, in one call (`came`)."""
 
-    __slots__ = ("actor", "cite", "lapsed", "round", "rule", "shown", "stamp", "triggered_for", "turn")
-
-    def __init__(self, rule: str, cite: Any, round_: int, turn: int, stamp: int, actor: Player | None = None,
-                 triggered_for: Player | None = None, shown: bool = False, lapsed: bool = False) -> None:
-        self.actor = actor  # the player whose move it was (None: no player's, a deal)
-        self.rule = rule
-        self.cite = cite
-        self.round = round_
-        self.turn = turn
-        self.stamp = stamp
-        self.triggered_for = triggered_for
-        self.shown = shown
-        self.lapsed = lapsed
+    rule: str
+    cite: Any
+    round: int
+    turn: int
+    stamp: int
+    actor: Player | None = None
+    triggered_for: Player | None = None
+    shown: bool = False
+    lapsed: bool = False
 
     def but(self, **changes: Any) -> Came:
-        fields = {"triggered_for": self.triggered_for, "shown": self.shown, "lapsed": self.lapsed, **changes}
-        return Came(self.rule, self.cite, self.round, self.turn, self.stamp, self.actor, **fields)
+        return self._replace(**changes)
+
+
+came = tuple.__new__  # came(Came, (rule, cite, round, turn, stamp, actor, triggered_for, shown, lapsed))
 
 
 class State:

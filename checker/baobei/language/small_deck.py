@@ -68,7 +68,8 @@ def _times(a: int | None, b: int | None) -> int | None:
 
 
 def _count(rules: Ruleset, expr: s.Expr, players: int) -> int | None:
-    """A repeat count the rules fix for a player count: a number, a table row, a sum of such, a definition."""
+    """A repeat count the rules fix for a player count: a number, a table row, a sum of such, a definition, the
+    larger side of an `if`."""
     match expr:
         case s.Lit(value=int(n)) if not isinstance(n, bool):
             return n
@@ -81,6 +82,9 @@ def _count(rules: Ruleset, expr: s.Expr, players: int) -> int | None:
         case s.Binary(op="+" | "*") if (a := _count(rules, expr.left, players)) is not None \
                 and (b := _count(rules, expr.right, players)) is not None:
             return a + b if expr.op == "+" else a * b
+        case s.IfExpr() if (a := _count(rules, expr.then, players)) is not None \
+                and (b := _count(rules, expr.other, players)) is not None:
+            return max(a, b)  # as a branch of statements: the larger side (a decision round's deal, say)
         case _:
             return None
 

@@ -13,16 +13,13 @@ is comparing terms.
 
 from __future__ import annotations
 
-import _thread
-import os
-import signal
-import sys
-import threading
-import time
 from typing import Any
 
 import z3  # type: ignore[import-untyped]
 from z3 import z3core
+
+from .interrupts import check as check
+from .interrupts import simplify as simplify
 
 Z = Any
 _CTX = z3.main_ctx()
@@ -278,93 +275,3 @@ def largest(term: Z) -> int | None:
         a, b = largest(term.arg(1)), largest(term.arg(2))
         return None if a is None or b is None else max(a, b)
     return None
-
-
-# Z3 answers "unknown" when Ctrl-C arrives during a check: a prover must not mistake that for an answer.
-# ("canceled" is no interrupt: Z3 says so when a check's timeout ends it.)
-INTERRUPTED = frozenset({"interrupted from keyboard"})
-
-
-AGAIN_AFTER_S = 0.01  # how long after the hook a Ctrl-C it kept is raised again (`_interrupt_main_later`)
-_CTRL_C = threading.Event()  # set by the watcher when Ctrl-C came (see `watch_interrupts`)
-_WATCHING: list[bool] = []
-
-
-def _unraisable_in_a_proof(unraisable: Any) -> None:
-    """A Ctrl-C that lands inside the making of a Z3 object leaves it without its context, and its `__del__`
-    fails when it is collected at exit: a leftover of the interrupt, which said what it had to, not an error.
-    A Ctrl-C whose KeyboardInterrupt Python raised inside a `__del__` (a Z3 object collected while the
-    engine searches, say) would be dropped there by Python, and the command would go on: it is raised again
-    in the main thread once the `__del__` is over, and kept for the next `check` too. Everything else is
-    reported as Python reports it."""
-    if isinstance(unraisable.exc_value, KeyboardInterrupt):
-        _CTRL_C.set()
-        _interrupt_main_later()
-        return
-    where = unraisable.object
-    if isinstance(unraisable.exc_value, AttributeError) and getattr(where, "__module__", "").startswith("z3") \
-            and getattr(where, "__name__", "") == "__del__":
-        return
-    sys.__unraisablehook__(unraisable)
-
-
-def _interrupt_main_later() -> None:
-    """Ctrl-C raised again in the main thread, by a thread of its own a moment later. Raised from the hook
-    itself (`_thread.interrupt_main()` there), Python runs the handler at once, inside the hook, and reports
-    and drops what the hook raises, with a traceback: the moment lets the hook return first."""
-    def later() -> None:
-        time.sleep(AGAIN_AFTER_S)
-        _thread.interrupt_main()
-
-    threading.Thread(target=later, name="ctrl-c again", daemon=True).start()
-
-
-def watch_interrupts() -> None:
-    """Make Ctrl-C stop a proof at once, wherever it lands. Z3 would otherwise catch SIGINT for itself during
-    any call and, outside a check, drop it (the command went on). So Z3 is told to leave SIGINT alone
-    (`ctrl_c` off); Python's own handler raises KeyboardInterrupt between calls, and a watcher thread, woken
-    by the signal through the wakeup fd, interrupts a running Z3 call, whose "unknown" `check` then raises
-    as KeyboardInterrupt. Once per process, from the main thread."""
-    if _WATCHING or threading.current_thread() is not threading.main_thread():
-        return
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:  # made whole: a context that Ctrl-C cut short in its making fails again when it is collected
-        z3.main_ctx()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-    z3.set_param("ctrl_c", False)
-    sys.unraisablehook = _unraisable_in_a_proof
-    read, write = os.pipe()
-    os.set_blocking(write, False)
-    signal.set_wakeup_fd(write)
-
-    def watch() -> None:
-        while True:
-            signals = os.read(read, 64)
-            if signal.SIGINT in signals:
-                _CTRL_C.set()
-                z3.main_ctx().interrupt()
-
-    threading.Thread(target=watch, name="ctrl-c watcher", daemon=True).start()
-    _WATCHING.append(True)
-
-
-def check(solver: Any, *assumptions: Z) -> Any:
-    """`solver.check`, but an interrupt (Ctrl-C) during it, or one that came before and was dropped (see
-    `_unraisable_in_a_proof`), is raised as KeyboardInterrupt."""
-    if _CTRL_C.is_set():
-        raise KeyboardInterrupt
-    answer = solver.check(*assumptions)
-    if answer == z3.unknown and (_CTRL_C.is_set() or solver.reason_unknown() in INTERRUPTED):
-        raise KeyboardInterrupt
-    return answer
-
-
-def simplify(term: Z) -> Z:
-    """`z3.simplify` with Ctrl-C held back until it returns: Z3 would take the interrupt for itself and
-    drop it (a simplification has no "unknown" to tell), and the command would not stop."""
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        return z3.simplify(term)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)

@@ -66,6 +66,7 @@ from .bmc import RULES_RUN, BmcReport, Finding, bmc, properties
 from .certificate import FILE, Kept, certificate_path, kept, key, record
 from .distribution import Outcome, StateCex, prove_state
 from .induction import InductionReport, reachable
+from .interrupts import watch_interrupts
 from .itf import itf_path, itf_trace
 from .placement import PlacementOutcome, prove_placement, reads_places, transitions
 from .report import (
@@ -78,7 +79,6 @@ from .report import (
     scenario_header,
     scenario_table,
 )
-from .terms import watch_interrupts
 from .trace import trace_scenario
 from .translate import Unsupported
 

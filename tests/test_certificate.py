@@ -60,6 +60,25 @@ def test_the_key_follows_the_provers_code_but_not_how_ctrl_c_is_caught(rules_cop
     assert key(rules_copy) != before
 
 
+@pytest.mark.parametrize(("module", "runs"), [("engine/effects.py", True), ("proofs/store.py", True),
+                                              ("language/builtins.py", True), ("proofs/bmc.py", False),
+                                              ("proofs/symexec.py", False), ("proofs/verify.py", False)])
+def test_the_key_follows_the_code_induction_runs_only(rules_copy: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch, module: str, runs: bool) -> None:
+    """The key covers the import closure of proofs/induction.py: an edit of the engine's effects or of the
+    prover's store makes the record stale, one of the bounded model checker or of verify's lines does not."""
+    from baobei.proofs import certificate
+
+    package = tmp_path / "baobei"
+    shutil.copytree(certificate.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(certificate, "PACKAGE", package)
+    assert (module in certificate.meaning()) == runs
+    before = key(rules_copy)
+    with (package / module).open("a", encoding="utf-8") as f:
+        f.write("\n# an edit\n")
+    assert (key(rules_copy) != before) == runs
+
+
 def test_a_later_count_keeps_the_earlier_ones_under_the_same_key(rules_copy: Path) -> None:
     record(rules_copy, {2: proved(f"invariant {PROPERTY}")}, key(rules_copy))
     record(rules_copy, {3: proved(f"invariant {PROPERTY}")}, key(rules_copy))

@@ -2,15 +2,18 @@
 
 Induction over every move of the rules takes minutes per player count, beyond the budget of a default
 `verify` (and of the docs it writes). What it proved is kept in `induction.json` in the rules directory,
-under a key: a digest of the rules' files and of the code that gives them their meaning and proves them
-(the language, the engine, the prover, the grammar). A default run takes a count's results from there only
-when the key is the current one; any edit of the rules or of that code makes the record stale, and the run
-says so instead of using it (run `baobei verify --certify` again). So a result read from the file is one
-this code proved for these rules, as the same run with `--induction` would.
+under a key: a digest of the rules' files, the grammar and the code that gives them their meaning and proves
+them: every module of the package that induction runs (the import closure of proofs/induction.py: the
+language, the engine, the symbolic engine and its store). A default run takes a count's results from there
+only when the key is the current one; any edit of the rules or of that code makes the record stale, and the
+run says so instead of using it (run `baobei verify --certify` again). So a result read from the file is one
+this code proved for these rules, as the same run with `--induction` would. An edit of code induction does
+not run (the bounded model checker, the reports, verify's own lines) leaves the record current.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import json
@@ -23,9 +26,9 @@ from .induction import InductionReport
 
 FILE = "induction.json"
 FORMAT = 1
-# What a proof depends on, besides the rules: the packages that parse, mean and prove them.
-MEANING = ("language", "engine", "proofs")
-# Files of those packages that change no proof: how Ctrl-C stops a run.
+# What a proof depends on, besides the rules and the grammar: the modules this one runs, and what they import.
+ROOT = "proofs/induction.py"
+# Modules in that closure that change no proof: how Ctrl-C stops a run.
 NO_MEANING = frozenset({"proofs/interrupts.py"})
 PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -39,15 +42,57 @@ def key(rules_dir: Path) -> str:
     digest = hashlib.sha256(f"format {FORMAT}".encode())
     for f in sorted(rules_dir.glob("*.bao")):
         digest.update(b"\0rules/" + f.name.encode() + b"\0" + f.read_bytes())
-    for part in MEANING:
-        for f in sorted((PACKAGE / part).rglob("*.py")):
-            if f.relative_to(PACKAGE).as_posix() in NO_MEANING:
-                continue
-            digest.update(b"\0" + f.relative_to(PACKAGE).as_posix().encode() + b"\0" + f.read_bytes())
+    for name in meaning():
+        digest.update(b"\0" + name.encode() + b"\0" + (PACKAGE / name).read_bytes())
     for f in sorted(grammar_dir().glob("*")):
         if f.is_file():
             digest.update(b"\0grammar/" + f.name.encode() + b"\0" + f.read_bytes())
     return digest.hexdigest()
+
+
+def meaning() -> list[str]:
+    """The package's modules a proof runs, as paths relative to the package: those proofs/induction.py
+    imports, at any depth and wherever in a module the import stands, with the packages' `__init__.py` that
+    importing them runs; NO_MEANING left out."""
+    seen: set[str] = set()
+    todo = [ROOT]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo += _imported(name)
+    return sorted(seen - NO_MEANING)
+
+
+def _imported(name: str) -> list[str]:
+    """The package's modules (and their packages' `__init__.py`) that module `name` imports."""
+    here = Path(name).parent.parts
+    out: list[str] = []
+    for node in ast.walk(ast.parse((PACKAGE / name).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            dotted = tuple(node.module.split(".")) if node.module else ()
+            if node.level:
+                parts = (*here[:len(here) - (node.level - 1)], *dotted)
+            elif dotted[:1] == (PACKAGE.name,):
+                parts = dotted[1:]
+            else:
+                continue
+            out += _module(parts) + [m for alias in node.names for m in _module((*parts, alias.name))]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == PACKAGE.name:
+                    out += _module(tuple(alias.name.split(".")[1:]))
+    return out
+
+
+def _module(parts: tuple[str, ...]) -> list[str]:
+    """The files importing the module `parts` (relative to the package) runs: the module, or the package's
+    `__init__.py`, and the `__init__.py` of each package above it; nothing when there is no such module."""
+    found = [f for f in ("/".join(parts) + ".py", "/".join((*parts, "__init__.py"))) if (PACKAGE / f).is_file()]
+    if not found:
+        return []
+    return found + [f for i in range(len(parts)) if (PACKAGE / (f := "/".join((*parts[:i], "__init__.py")))).is_file()]
 
 
 def _read(rules_dir: Path) -> dict[str, Any] | None:

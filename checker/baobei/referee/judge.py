@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -36,11 +37,13 @@ from ..scenarios.parser import parse_claim, parse_table_lines
 from ..scenarios.setup import build_table, known_pile
 from .logfile import GameLog, Line, LogError
 from .moves import MoveReader, Refused
-from .outcomes import LoggedChance, OutcomeError, card_vars, exchange, matches
+from .outcomes import LoggedChance, OutcomeError, card_vars, exchange, matches, unknown_card
 from .quote import clipped, quoted, tamed
 
 # What a line may give only with a move: the outcomes the move produces and what it shows.
 OUTCOMES = ("draws", "shuffles", "picks", "reveals", "dealt")
+# A card label (`Spatz#3`) in a table line: there `#` begins a comment.
+LABEL_IN_TABLE = re.compile(r"[^\s,:#]+#\d+")
 # A logged move may need a few implicit steps before it: the end of the last turn, the next deal.
 DRAW_PILE = "draw_pile"  # the pile draws come from (the engine's draw statement draws from it)
 MAX_IMPLICIT = 3
@@ -133,6 +136,13 @@ class Referee:
     def _begin(self) -> None:
         header = self.log.header
         if "table" in header:
+            labelled = next((line for line in header["table"] if LABEL_IN_TABLE.search(line)), None)
+            if labelled is not None:
+                found = LABEL_IN_TABLE.search(labelled)
+                assert found is not None
+                raise LogError(self.header_pos, f"table line {quoted(labelled)}: {quoted(found.group(0))} names a "
+                               "numbered card, but a table names species only (`#` begins a comment in a table "
+                               "line, so the rest of the line would be lost): write the species")
             try:
                 st = build_table(self.eng, parse_table_lines(list(header["table"]), f"{self.log.path}:1 table"))
             except ScenarioError as err:
@@ -155,9 +165,23 @@ class Referee:
             self.eng.start_round(st, None)
         except OutcomeError as err:
             raise LogError(self.header_pos, f"the deal: {err}") from None
-        problem = self._pin_deal(st, deal) or chance.leftovers() or self._unseen_in_deal(st, deal)
+        problem = self._pin_deal(st, deal) or chance.leftovers() or self._unseen_in_deal(st, deal) \
+            or self._draw_order(deal, chance)
         if problem:
             raise LogError(self.header_pos, f"the deal: {problem}")
+
+    def _draw_order(self, deal: dict[str, Any], chance: LoggedChance) -> str | None:
+        """A deal that lists the draw pile gives its order (bottom first, as every pile of the deal): the draws
+        must then follow it, as after a logged shuffle. A list with a card left out (null) gives no order, so
+        it is refused rather than half followed."""
+        for name, cards in deal.get("piles", {}).items():
+            if known_pile(self.eng, name, self.header_pos) != self.draw_pile:
+                continue
+            if None in cards:
+                return (f"{name} lists the draw pile with a card left out (null): list every card, bottom first, "
+                        "or leave the pile out (each draw then names its card)")
+            chance.ordered = True
+        return None
 
     def _names_every_draw(self, line: Line) -> None:
         """A full log names every card it draws: null (a card not seen) is for a player's view. Malformed
@@ -207,7 +231,7 @@ class Referee:
                     continue
                 target = card if matches(st, card, want) and card not in pinned else self._unplaced(st, want, pinned)
                 if target is None:
-                    return f"the log deals more {want} than the deck holds"
+                    return unknown_card(st, want) or f"the log deals more {want} than the deck holds"
                 exchange(st, card, target, self.card_vars)
                 pinned.add(target)
         return None
@@ -282,8 +306,12 @@ class Referee:
             self.chance.round = self.st.round
             return None
         if self.implicit_problem is not None and rejection.rule.startswith("halt "):
-            # The round is over and the next deal is what the log does not give: say that, not the halt.
-            return self._finding(line, "impossible outcome", move, "", self.implicit_problem, self.st)
+            # The round is over and the next deal is what the log does not give: either the move is one too many
+            # in this round (the halt) or the log left out the deal that would make it the next round's.
+            return self._finding(line, "impossible outcome", move, str(rejection.cite),
+                                 f"{rejection.reason}; the move could only be the next round's, and "
+                                 f"{self.implicit_problem.removeprefix('the move deals a new round, but ')}",
+                                 self.st)
         return self._illegal(line, rejection)
 
     def _illegal(self, line: Line, rejection: Rejection) -> Finding:
@@ -436,6 +464,12 @@ class Referee:
                 card = row[i] if i < len(row) else None
                 if want is not None and card is not None and not st.known[card] >> self.viewer & 1:
                     return f"{name}.{i + 1} is named {want}, but {st.names[self.viewer]} cannot see it"
+        for name, cards in deal.get("piles", {}).items():
+            pile = st.piles[known_pile(self.eng, name, self.header_pos)]
+            for i, want in enumerate(cards):
+                card = pile[i] if i < len(pile) else None
+                if want is not None and card is not None and not st.known[card] >> self.viewer & 1:
+                    return f"card {i + 1} of {name} is named {want}, but {st.names[self.viewer]} cannot see it"
         return None
 
     @staticmethod

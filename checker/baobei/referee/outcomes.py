@@ -32,6 +32,16 @@ def matches(st: State, card: int, wanted: str) -> bool:
     return st.facts.label(card) == wanted or st.facts.species[card] == wanted
 
 
+def unknown_card(st: State, wanted: str) -> str | None:
+    """Why a name the log gives a card names none of the deck (a species of other rules, a misspelling, a
+    number beyond the species' count), or None when some card has it."""
+    if any(matches(st, c, wanted) for c in range(len(st.known))):
+        return None
+    species = list(dict.fromkeys(st.facts.species))
+    return f"{wanted} is no card of these rules (a card is named by its species, such as {species[0]}, or by its " \
+        f"label, such as {st.facts.label(0)}; the species are {', '.join(species)})"
+
+
 def card_vars(rules: Ruleset) -> list[str]:
     """The rules' variables that hold cards: an exchange of two cards updates them too."""
     return [v.name for v in rules.variables.values() if v.type in ("card", "cards")]
@@ -119,7 +129,8 @@ class LoggedChance(Chance):
         named = [f"{n} {what}{'' if n == 1 else 's'}" for n, what in unused if n]
         if not named:
             return None
-        return f"the log names {', '.join(named)} more than the move made (it made {self.drawn} draw(s))"
+        drew = f" (it drew {self.drawn} card{'' if self.drawn == 1 else 's'})" if self.draws else ""
+        return f"the log names {', '.join(named)} more than the move made{drew}"
 
     # ------------------------------------------------------------ draws
     def before_draw(self, st: State, pile: list[int]) -> None:
@@ -132,6 +143,9 @@ class LoggedChance(Chance):
         wanted = self.draws.popleft()
         if wanted is None:
             return
+        unknown = unknown_card(st, wanted)
+        if unknown is not None:
+            raise OutcomeError(f"the log says the draw gave {wanted}, but {unknown}")
         if not matches(st, pile[-1], wanted):
             self._bring_to_top(st, pile, wanted)
         self.named.append((wanted, pile[-1]))
@@ -140,7 +154,7 @@ class LoggedChance(Chance):
         top = pile[-1]
         if self.ordered:
             raise OutcomeError(f"the log says the draw gave {wanted}, but the draw pile's order is known (the log's "
-                               f"shuffle or table) and its top card is {st.facts.label(top)}")
+                               f"deal, shuffle or table) and its top card is {st.facts.label(top)}")
         if not self.free(top):
             raise OutcomeError(f"the log says the draw gave {wanted}, but the top card of the draw pile is known "
                                f"to be {st.facts.label(top)}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -125,3 +126,23 @@ def test_a_name_that_is_no_card_of_the_rules_is_said_to_be_none(default_engine: 
     verdict = judge(default_engine, [header, {"move": "ann draw", "draws": [name]}])
     assert verdict.findings[0].why.startswith(f"the log says the draw gave {name}, but {name} is no card of "
                                               "these rules")
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ('{"move": null}', "at move: null is not a string or an object"),
+    ('{"move": 5}', "at move: 5 is not a string or an object"),
+    ('{"move": "ann draw", "draws": [NaN]}', "at draws.0: NaN is not a string or null"),
+    ('{"log": "baobei-log/1", "players": ["ann", "ben"]}', "unexpected fields 'log', 'players' (allowed here: move,"),
+])
+def test_a_line_against_the_schema_is_told_in_jsons_words(default_engine: Engine, line: str, message: str) -> None:
+    """JSON's words for what is wrong (null, an object), not Python's (None, 'object'), and a header given twice
+    named by its fields."""
+    header = json.dumps(TWO_PLAYER_TABLE)
+    with pytest.raises(LogError, match=re.escape(message)):
+        referee(default_engine, parse_log(f"{header}\n{line}\n", "game.jsonl"), RULES, False)
+
+
+def test_a_header_with_a_deal_and_a_table_is_told_to_give_one(default_engine: Engine) -> None:
+    both = dict(TWO_PLAYER_TABLE, dealt={"tableaux": {}})
+    with pytest.raises(LogError, match=re.escape("give one of `dealt` or `table`, not more")):
+        judge(default_engine, [both])

@@ -20,7 +20,7 @@ from jsonschema.exceptions import ValidationError
 
 from ..language.errors import SourceError, read_source
 from ..language.source import Pos
-from .quote import quoted, tamed, tamed_excerpt
+from .quote import clipped, quoted, tamed, tamed_excerpt
 
 FORMAT = "baobei-log/1"
 
@@ -84,17 +84,55 @@ def _where(error: ValidationError) -> str:
 
 
 def _best(error: ValidationError) -> ValidationError:
-    """The most specific error: a `oneOf` names its alternatives' errors in its context."""
-    while error.context:
+    """The most specific error: a `oneOf` names its alternatives' errors in its context. One whose
+    alternatives each want another type of the value itself is kept: its message names every type."""
+    while error.context and not _types_wanted(error):
         error = min(error.context, key=lambda e: (-len(e.absolute_path), e.message))
     return error
 
 
+def _types_wanted(error: ValidationError) -> list[str]:
+    """The JSON types the alternatives of a `oneOf`/`anyOf` want of the value itself, when that is all they
+    say (else none)."""
+    ctx = error.context or []
+    if error.validator not in ("oneOf", "anyOf") or not ctx or any(e.validator != "type" or e.path for e in ctx):
+        return []
+    return [t for e in ctx for t in _names(e.validator_value)]
+
+
+def _names(value: object) -> list[str]:
+    """A validator's value as names: one type's name, or a list of them."""
+    if isinstance(value, str):
+        return [value]
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+JSON_TYPES = {"object": "an object", "array": "an array", "string": "a string", "integer": "an integer",
+              "number": "a number", "boolean": "true or false", "null": "null"}
+
+
+def _json(value: object) -> str:
+    return clipped(json.dumps(value, ensure_ascii=False))
+
+
 def _message(error: ValidationError) -> str:
-    """What is wrong, in the schema's words where it has some: a `not` says why in its description (a
-    player's name that is a word of the claim language); the validator's own words would list the words."""
+    """What is wrong, in JSON's words and the schema's: a `not` says why in its description (a player's name
+    that is a word of the claim language); the validator's own words would list the words, and name
+    Python's types and values (`None`, `dict`)."""
     if error.validator == "not" and isinstance(error.schema, dict) and "description" in error.schema:
         return f"{quoted(str(error.instance))} {error.schema['description']}"
+    wanted = _types_wanted(error) or (_names(error.validator_value) if error.validator == "type" else [])
+    if wanted:
+        return f"{_json(error.instance)} is not {' or '.join(JSON_TYPES.get(t, t) for t in dict.fromkeys(wanted))}"
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = list((error.schema.get("properties") or {}) if isinstance(error.schema, dict) else {})
+        extra = [k for k in error.instance if k not in allowed]
+        return (f"unexpected field{'s' if len(extra) != 1 else ''} {', '.join(quoted(k) for k in extra)}"
+                + (f" (allowed here: {', '.join(allowed)})" if allowed else ""))
+    alternatives = error.validator_value if error.validator == "oneOf" else None
+    if isinstance(alternatives, list) and all(isinstance(a, dict) and list(a) == ["required"] for a in alternatives):
+        fields = [f"`{name}`" for a in alternatives for name in a["required"]]
+        return f"give one of {' or '.join(fields)}, not more"
     return error.message
 
 

@@ -146,3 +146,12 @@ def test_a_header_with_a_deal_and_a_table_is_told_to_give_one(default_engine: En
     both = dict(TWO_PLAYER_TABLE, dealt={"tableaux": {}})
     with pytest.raises(LogError, match=re.escape("give one of `dealt` or `table`, not more")):
         judge(default_engine, [both])
+
+
+def test_a_key_given_twice_in_a_line_is_refused(default_engine: Engine) -> None:
+    """`{"move": "ann draw", "move": "ben draw"}`: Python's reader keeps the last value, others the first; a
+    referee must not judge a move the log's author may not have meant."""
+    header = json.dumps(TWO_PLAYER_TABLE)
+    with pytest.raises(LogError, match=r"the key 'move' is given twice in one object"):
+        referee(default_engine, parse_log(f'{header}\n{{"move": "ann draw", "move": "ben draw"}}\n', "g.jsonl"),
+                RULES, False)

@@ -147,6 +147,21 @@ def check_line(data: object, part: str, pos: Pos) -> dict[str, Any]:
     return data
 
 
+class DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _one_value_per_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def parse_log(text: str, path: str, advance: Callable[[int], None] = lambda lines: None) -> GameLog:
     """The header and the move lines of a log's text; `advance(1)` after each line (a progress bar)."""
     header: dict[str, Any] | None = None
@@ -157,9 +172,12 @@ def parse_log(text: str, path: str, advance: Callable[[int], None] = lambda line
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
+            data = json.loads(raw, object_pairs_hook=_one_value_per_key)
         except json.JSONDecodeError as err:
             raise LogError(Pos(path, number, err.colno), f"not JSON: {err.msg}") from None
+        except DuplicateKey as err:
+            raise LogError(Pos(path, number, 1), f"the key {quoted(err.key)} is given twice in one object: JSON "
+                           "readers differ on which value counts, so the referee takes neither") from None
         except (RecursionError, ValueError) as err:  # nested too deep, a number too long to read
             raise LogError(Pos(path, number, 1), f"not a JSON value this referee reads: {err}") from None
         pos = Pos(path, number, 1)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from baobei.cli import main
@@ -451,6 +453,35 @@ def test_docs_site_into_a_file_is_bad_input(tmp_path: Path, capsys: Capture) -> 
     assert "is a file" in capsys.readouterr().err
 
 
+def test_docs_site_into_a_folder_of_other_files_is_refused_and_deletes_nothing(tmp_path: Path,
+                                                                               capsys: Capture) -> None:
+    """mkdocs empties the site's folder before it builds: a folder that holds anything but a site built
+    before is refused, and what it holds stays."""
+    from baobei.cli import SITE_MARK, is_built_site
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "precious.txt").write_text("keep", encoding="utf-8")
+    assert main(["docs", "--no-proofs", "--site", str(tmp_path)]) == 2
+    assert "is not empty and holds no site built by `baobei docs --site`" in capsys.readouterr().err
+    assert (tmp_path / "precious.txt").read_text(encoding="utf-8") == "keep" and (tmp_path / "sub").is_dir()
+    assert not is_built_site(tmp_path)
+    (tmp_path / SITE_MARK).write_text("", encoding="utf-8")
+    assert is_built_site(tmp_path)
+
+
+def test_an_unreadable_rules_file_is_bad_input_not_a_traceback(tmp_path: Path, capsys: Capture) -> None:
+    """A folder named like a rules file, or a link to nothing: named, exit 2."""
+    rules = tmp_path / "rules"
+    shutil.copytree(default_rules_dir(), rules)
+    (rules / "zz.bao").mkdir()
+    assert main(["rules", "--rules", str(rules)]) == 2
+    assert f"{rules / 'zz.bao'}: Is a directory" in capsys.readouterr().err
+    (rules / "zz.bao").rmdir()
+    (rules / "x.bao").symlink_to(tmp_path / "nowhere")
+    assert main(["rules", "--rules", str(rules)]) == 2
+    assert f"{rules / 'x.bao'}: No such file or directory" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- conventions (issue 29)
 
 
@@ -619,3 +650,35 @@ def test_a_slot_that_cannot_exist_is_bad_input(tmp_path: Path, capsys: Capture, 
     line = text.splitlines().index(f"  alice take slot={slot}") + 1
     err = capsys.readouterr().err
     assert f"{path}:{line}:" in err and "cannot exist" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [["play", "--players", "99999999999999999999"],
+                                  ["bench", "--players", "99999999999999999999", "--rounds", "1", "--repeat", "1"],
+                                  ["play", "--players", "-5"]])
+def test_a_player_count_beyond_the_rules_is_refused_before_any_work(argv: list[str], capsys: Capture) -> None:
+    """It hung before (a list of that many player names was made first)."""
+    assert main(argv) == 2
+    assert f"{argv[2]} players: these rules allow" in capsys.readouterr().err
+
+
+def test_a_port_beyond_65535_is_refused(capsys: Capture) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--no-open", "--port", "70000"])
+    assert exited.value.code == 2
+    assert "70000 is no port" in capsys.readouterr().err
+
+
+def test_simulate_forks_no_more_workers_than_matches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from baobei.play import campaign
+
+    asked: list[int] = []
+    real = campaign._job_results
+
+    def one_process(spec: Any, todo: Any, workers: int, dask: str | None) -> Any:
+        asked.append(workers)
+        return real(spec, todo, 1, dask)
+
+    monkeypatch.setattr(campaign, "_job_results", one_process)
+    assert main(["simulate", "--players", "2", "--matches", "2", "--workers", "100000", "--out",
+                 str(tmp_path / "sim")]) == 0
+    assert asked == [2]

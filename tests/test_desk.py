@@ -236,3 +236,11 @@ def test_serve_stops_on_ctrl_c_with_exit_130() -> None:
         proc.kill()
     rest = proc.stderr.read()
     assert code == 130 and "Traceback" not in rest, rest
+
+
+@pytest.mark.parametrize("path", ["/move", "/setup", "/setup-text"])
+def test_a_form_that_is_not_utf8_is_the_pages_notice_not_a_server_error(client: TestClient, path: str) -> None:
+    sent = client.post(path, content=b"\xff\xfe=\xff", headers={"Content-Type": "application/x-www-form-urlencoded"},
+                       follow_redirects=False)
+    assert sent.status_code == 303
+    assert "text is not UTF-8" in client.get("/").text

@@ -253,6 +253,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .scenarios.runner import engine_for
 
     eng = engine_for(_rules_dir(args))
+    eng.check_player_count(args.players)  # before any work: a count beyond the rules is bad input at once
     runs = []
     try:
         with progress("runs", max(1, args.repeat)) as advance:
@@ -298,6 +299,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .scenarios.runner import engine_for
 
     eng = engine_for(_rules_dir(args))
+    eng.check_player_count(args.players)  # before any work: a count beyond the rules is bad input at once
     if args.human is not None:
         return play_human(eng, args)
     if args.bots is not None:
@@ -491,6 +493,15 @@ def cmd_docs(args: argparse.Namespace) -> int:
     return run_docs(args)
 
 
+SITE_MARK = ".baobei-site"  # left in a built site (mkdocs keeps hidden files when it empties the directory)
+
+
+def is_built_site(out: Path) -> bool:
+    """A directory `docs --site` built: its mark, or (a site built before the mark) mkdocs' own index and
+    sitemap."""
+    return (out / SITE_MARK).is_file() or ((out / "index.html").is_file() and (out / "sitemap.xml").is_file())
+
+
 def build_site(args: argparse.Namespace) -> int:
     from .docs.generate import Project
     from .docs.site import build_site as build
@@ -498,7 +509,13 @@ def build_site(args: argparse.Namespace) -> int:
     out = Path(args.site)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--site {out}: is a file; it names the directory the site is built into")
+    if out.is_dir() and any(out.iterdir()) and not is_built_site(out):
+        # mkdocs empties the directory before it builds: only a site built before may be replaced.
+        raise UsageError(f"--site {out}: is not empty and holds no site built by `baobei docs --site` (building "
+                         "would delete what it holds); name a new or empty directory")
     report = build(Project.at(PROJECT_ROOT, _rules_dir(args)), out)
+    (out / SITE_MARK).write_text("a site built by `baobei docs --site`: the next build replaces this directory\n",
+                                 encoding="utf-8")
     emit(f"built the site in {report.out}: {plural(report.pages, 'page')}, {plural(report.pictures, 'picture')}, "
          f"{report.size / 1e6:.1f} MB in {report.seconds:.1f}s; open {report.out / 'index.html'} (search needs a "
          f"web server: python -m http.server -d {report.out})", "pass")
@@ -506,6 +523,14 @@ def build_site(args: argparse.Namespace) -> int:
 
 
 POSITIVE, NON_NEGATIVE = at_least(1), at_least(0)
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 (any free one) to 65535."""
+    value = NON_NEGATIVE(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"{value} is no port: ports go from 0 to 65535")
+    return value
 
 
 EXIT_TEXT = "Exit 0 on success, 2 for bad input."
@@ -736,7 +761,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="processes judging the player counts side by side (default: every core); the "
                                 "results are the same")
         elif name == "serve":
-            p.add_argument("--port", type=NON_NEGATIVE, default=8765, help="the port to listen on (0: any free one)")
+            p.add_argument("--port", type=port_number, default=8765, help="the port to listen on (0: any free one)")
             p.add_argument("--host", default="127.0.0.1",
                            help="the address to listen on (the desk is for this machine: keep 127.0.0.1)")
             p.add_argument("--no-open", action="store_true", help="do not open the desk in the browser")
@@ -757,7 +782,8 @@ def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", default=None,
                    help="how the players choose: random (uniformly over the legal moves), kinds (a kind of move "
                         "first), or a policy of the rules (default: the first policy the rules declare, else random)")
-    p.add_argument("--workers", type=POSITIVE, default=None, help="worker processes (default: every core)")
+    p.add_argument("--workers", type=POSITIVE, default=None,
+                   help="worker processes (default: every core; at most one per match and four per core)")
     p.add_argument("--dask", metavar="ADDRESS", help="run the matches on this Dask scheduler instead (the dask "
                    "extra: pip install 'baobei[dask]')")
     p.add_argument("--out", metavar="DIR", default="simulation",
@@ -785,6 +811,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return interrupted()
+    except OSError as err:
+        # A file the command cannot read or write that no reader above named (a directory or a dangling
+        # link where a rules file is looked for, a folder a site generator cannot write): bad input, named.
+        print(f"error: {os_error_text(err)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except RecursionError:
+        print("error: the input nests too deeply to read (an expression of hundreds of terms in a row, say): "
+              "split it into definitions", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except (ImportError, ctypes.ArgumentError) as err:
         # Ctrl-C inside native code surfaces as that code's error: a compiled module's initialisation
         # (matplotlib's) as ImportError, a call into Z3's C API as ctypes' ArgumentError.
@@ -792,6 +827,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return interrupted()
         raise
     return code
+
+
+def os_error_text(err: OSError) -> str:
+    what = err.strerror or str(err)
+    where = " -> ".join(str(f) for f in (err.filename, err.filename2) if f is not None)
+    return f"{where}: {what}" if where else what
 
 
 def complete(parser: argparse.ArgumentParser) -> None:

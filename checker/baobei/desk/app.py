@@ -91,7 +91,14 @@ def create_app(rules_dir: Path | None = None, scenarios_dir: Path | None = None)
     eng = NotingEngine(load_ruleset(rules))
     scenarios = scenarios_dir if scenarios_dir is not None else default_scenarios_dir()
     desk = Desk(eng, rules, scenarios, Session.start(eng, dealt_table(eng, list(DEFAULT_PLAYERS), DEFAULT_SEED)))
-    app = Starlette(routes=routes(desk))
+
+    async def bad_input(request: Request, err: Exception) -> Response:
+        # Bad input a handler did not catch itself (a form that is not UTF-8, one too large): the page's
+        # notice, as for any refused change, never a server error.
+        desk.session.notice = str(err)
+        return back()
+
+    app = Starlette(routes=routes(desk), exception_handlers={BaoError: bad_input})
     app.state.desk = desk
     return app
 

@@ -182,6 +182,9 @@ def campaign_records(spec: Spec, matches: int, workers: int = 1, dask: str | Non
                      advance: Callable[[int], None] = lambda n: None) -> Generator[MatchRecord]:
     """Every match's record, in match order, played as they are asked for: at most a few jobs per worker
     are under way or waiting to be read at any time. Closing it early stops the workers."""
+    # More processes than matches have nothing to play, and far more than cores only compete for them: a
+    # mistyped --workers must not fork thousands of processes.
+    workers = max(1, min(workers, matches, 4 * default_workers()))
     # closing: the pool or the cluster's client is let go as soon as this is, not when it is collected.
     with closing(_job_results(spec, jobs(matches, workers), workers, dask)) as results:
         for records in results:

@@ -682,3 +682,12 @@ def test_simulate_forks_no_more_workers_than_matches(tmp_path: Path, monkeypatch
     assert main(["simulate", "--players", "2", "--matches", "2", "--workers", "100000", "--out",
                  str(tmp_path / "sim")]) == 0
     assert asked == [2]
+
+
+@pytest.mark.parametrize(("suffix", "message"), [(":500", ": the file has "), (":abc", "'abc' is no line number"),
+                                                 (":22:3", "write FILE:LINE, one line number (no column)")])
+def test_why_at_a_line_the_file_lacks_or_a_bad_line_says_so(suffix: str, message: str, capsys: Capture) -> None:
+    """Past the end it answered as at the end; a line number written wrong was 'no such file'."""
+    scenario = str(sorted(default_scenarios_dir().rglob("*.scenario"))[0])
+    assert main(["why", scenario + suffix]) == 2
+    assert message in capsys.readouterr().err

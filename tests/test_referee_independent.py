@@ -155,3 +155,12 @@ def test_a_key_given_twice_in_a_line_is_refused(default_engine: Engine) -> None:
     with pytest.raises(LogError, match=r"the key 'move' is given twice in one object"):
         referee(default_engine, parse_log(f'{header}\n{{"move": "ann draw", "move": "ben draw"}}\n', "g.jsonl"),
                 RULES, False)
+
+
+def test_a_claim_about_a_card_this_state_does_not_have_is_wrong_not_malformed(default_engine: Engine) -> None:
+    """A claim that reads fine but names an empty place is wrong about the state: under --all an earlier error
+    leads to such claims, and they must not turn the verdict into 'malformed' and lose the errors found."""
+    lines = [TWO_PLAYER_TABLE, {"move": "ann draw", "draws": ["Rotkehlchen"], "claims": ["ann knows ann.6"]}]
+    verdict = judge(default_engine, lines)
+    assert [f.kind for f in verdict.findings] == ["wrong claim"]
+    assert "ann knows ann.6: it cannot hold here:" in verdict.findings[0].why

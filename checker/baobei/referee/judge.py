@@ -496,9 +496,15 @@ class Referee:
         return found
 
     def _claim_message(self, line: Line, i: int, claim: str, events: list[Event]) -> str | None:
-        """None when the claim is right, else why not; a claim that cannot be read is a malformed log."""
+        """None when the claim is right, else why not. A claim that cannot be read is a malformed log; one that
+        names what this state does not have (a card on an empty slot) is wrong about the state: the log's
+        author saw another state, which is what an earlier error of the log (under --all) also makes."""
         try:
             x = _claim(claim)
+        except ScenarioError as err:
+            raise LogError(self._pos(line), f"claim {i} {quoted(claim)}, at its character {err.pos.column}: "
+                           f"{err.message}", err.excerpt) from None
+        try:
             hidden = self._hidden_claim(x)
             if hidden is not None:
                 return hidden
@@ -507,8 +513,7 @@ class Referee:
                 return None if x.args[0] in said else f"the rules said {said or 'nothing'}"
             return check_expectation(self.eng, self.st, x)
         except ScenarioError as err:
-            raise LogError(self._pos(line), f"claim {i} {quoted(claim)}, at its character {err.pos.column}: "
-                           f"{err.message}", err.excerpt) from None
+            return f"it cannot hold here: {err.message}"
 
     def _hidden_claim(self, x: sc.Expect) -> str | None:
         """In a player's view, a claim about the face of a card that player does not know says more than

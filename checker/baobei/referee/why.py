@@ -55,10 +55,27 @@ def split_place(text: str) -> tuple[Path, int]:
 
 def position_after(eng: Engine, path: Path, line: int, rules_dir: Path) -> Position:
     if not path.is_file():
-        raise BaoError(f"{path}: no such file")
+        raise BaoError(no_file(path))
+    lines = len(path.read_bytes().splitlines())
+    if line > lines:
+        raise BaoError(f"{path}:{line}: the file has {lines} line{'' if lines == 1 else 's'}")
     if path.suffix == SCENARIO_SUFFIX:
         return Position(eng, scenario_position(eng, path, line), str(path), line)
     return Position(eng, log_position(eng, path, line, rules_dir), str(path), line)
+
+
+def no_file(path: Path) -> str:
+    """Why `path` names no file to ask about: a folder, a device, a line number written wrong, or nothing."""
+    if path.is_dir():
+        return f"{path}: is a folder; name a scenario or a game log, with :LINE for a position in it"
+    if path.exists():
+        return f"{path}: is not a regular file; name a scenario or a game log"
+    head, _, rest = str(path).partition(":")
+    if rest and Path(head).is_file():
+        if rest.isdigit():  # FILE:LINE:COLUMN, the column taken for the line
+            return f"{path}: write FILE:LINE, one line number (no column)"
+        return f"{path}: {rest!r} is no line number (FILE:LINE, the line a whole number from 1)"
+    return f"{path}: no such file"
 
 
 def scenario_position(eng: Engine, path: Path, line: int) -> State:

@@ -691,3 +691,12 @@ def test_why_at_a_line_the_file_lacks_or_a_bad_line_says_so(suffix: str, message
     scenario = str(sorted(default_scenarios_dir().rglob("*.scenario"))[0])
     assert main(["why", scenario + suffix]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_verify_names_the_scenarios_of_tables_it_could_not_search(tmp_path: Path, capsys: Capture) -> None:
+    """A scenario of --tables that cannot be read was left out without a word: now counted in the tables line."""
+    garbage = tmp_path / "garbage.scenario"
+    garbage.write_bytes(bytes(range(256)) * 2)
+    assert main(["verify", "--players", "2", "--only", "peek_limit", "--depth", "1", "--states", "20",
+                 "--bmc-depth", "0", "--table-depth", "1", "--tables", str(garbage)]) == 0
+    assert "tables    2 players: 1 scenario of --tables not searched" in capsys.readouterr().out

@@ -481,10 +481,16 @@ def search_detail(report: Report) -> str:
 
 
 def tables_detail(tables: TablesReport | None) -> str:
-    if tables is None or not tables.tables:
+    if tables is None:
         return ""
+    # A scenario of --tables that cannot be read, or whose table these rules cannot build, is named by its
+    # count: silence would pass it for searched.
+    unread = (f"{plural(tables.skipped, 'scenario')} of --tables not searched: unreadable, or a table these rules "
+              "cannot build (`baobei check` says why)") if tables.skipped else ""
+    if not tables.tables:
+        return unread
     return (f"explored to depth {tables.depth} from {plural(tables.tables, 'scenario table')} "
-            f"({tables.states:,} states, the full deck)")
+            f"({tables.states:,} states, the full deck)" + (f"; {unread}" if unread else ""))
 
 
 STATUSES = ("proved", "inductive", "bounded", "explored", "violated", "unknown")
@@ -715,7 +721,7 @@ def shared_lines(players: int, t: Transitions | None, searches: Searches, verbos
     if knowing is not None:
         out.append((f"knowing   {players} players: {search_detail(knowing)} in {knowing.seconds:.1f}s", False))
     tables = searches.from_tables.get(players)
-    if tables is not None and tables.tables:
+    if tables is not None and (tables.tables or tables.skipped):
         out.append((f"tables    {players} players: {tables_detail(tables)} in {tables.seconds:.1f}s", False))
     return out + (relation_lines(players, t, verbose) if t is not None else [])
 

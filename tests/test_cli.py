@@ -700,3 +700,10 @@ def test_verify_names_the_scenarios_of_tables_it_could_not_search(tmp_path: Path
     assert main(["verify", "--players", "2", "--only", "peek_limit", "--depth", "1", "--states", "20",
                  "--bmc-depth", "0", "--table-depth", "1", "--tables", str(garbage)]) == 0
     assert "tables    2 players: 1 scenario of --tables not searched" in capsys.readouterr().out
+
+
+def test_explore_that_finished_no_depth_says_nothing_was_judged(capsys: Capture) -> None:
+    """With a state budget too small for one depth it said 'explored to depth -1: holds' for every property."""
+    assert main(["explore", "--players", "2", "--depth", "1", "--max-states", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "depth -1" not in out and "no_deadlock: not judged: the search stopped before it finished a depth" in out

@@ -515,7 +515,8 @@ def report_lines(report: Report) -> list[str]:
         f = r.failures.get(label)
         shown = label if label != RULES_RUN else "rules: every legal move can be carried out"
         lines.append(f"  {shown}: " + (f"violated at depth {f.depth} (seed {f.seed})" if f is not None
-                                       else f"{reach}: holds"))
+                                       else f"{reach}: holds" if r.exhausted or r.complete >= 0
+                                       else "not judged: the search stopped before it finished a depth"))
     first = r.first_failure()
     if first is not None:
         origin = f"moves from {r.start}" if r.start else f"moves from the deal of seed {first.seed}"

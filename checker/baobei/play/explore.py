@@ -304,6 +304,8 @@ class Search:
             self.starts.append(st.copy())
             return [(st, 0, None)] if self._new(st, self.key(st), 0, None, 0) else []
         for deal in range(r.deals):
+            if r.truncated:  # the state budget is spent: the deals left would only be dealt and dropped
+                break
             st, _ = self.eng.new_match(names, r.seed + deal, log=False)
             st.rng.seed(r.seed + deal)  # the chance left in the round is what a scenario's `seed` line gives
             self.starts.append(st.copy())

@@ -709,7 +709,16 @@ def test_explore_that_finished_no_depth_says_nothing_was_judged(capsys: Capture)
     assert "depth -1" not in out and "no_deadlock: not judged: the search stopped before it finished a depth" in out
 
 
-def test_explore_deals_no_more_than_its_state_budget_holds(capsys: Capture) -> None:
+def test_explore_deals_no_more_than_its_state_budget_holds(capsys: Capture, monkeypatch: pytest.MonkeyPatch) -> None:
     """100,000 deals under --max-states 50: it dealt them all (33 s, 3.5 GB) before it stopped."""
+    dealt: list[int] = []
+    real = Engine.new_match
+
+    def counted(self: Engine, *args: Any, **kwargs: Any) -> Any:
+        dealt.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Engine, "new_match", counted)
     assert main(["explore", "--players", "2", "--depth", "1", "--deals", "100000", "--max-states", "50"]) == 0
     assert "stopped at 50 states, in depth 0" in capsys.readouterr().out
+    assert len(dealt) == 50

@@ -157,10 +157,14 @@ def test_a_key_given_twice_in_a_line_is_refused(default_engine: Engine) -> None:
                 RULES, False)
 
 
-def test_a_claim_about_a_card_this_state_does_not_have_is_wrong_not_malformed(default_engine: Engine) -> None:
-    """A claim that reads fine but names an empty place is wrong about the state: under --all an earlier error
-    leads to such claims, and they must not turn the verdict into 'malformed' and lose the errors found."""
-    lines = [TWO_PLAYER_TABLE, {"move": "ann draw", "draws": ["Rotkehlchen"], "claims": ["ann knows ann.6"]}]
-    verdict = judge(default_engine, lines)
-    assert [f.kind for f in verdict.findings] == ["wrong claim"]
-    assert "ann knows ann.6: it cannot hold here:" in verdict.findings[0].why
+def test_after_an_error_a_claim_the_state_cannot_judge_is_wrong_not_malformed(default_engine: Engine) -> None:
+    """Under --all, after an illegal move the referee's state is not the log's: a claim about a card on a slot
+    now empty is a wrong claim. It made the whole verdict 'malformed' and lost the errors found; without an
+    earlier error such a claim is still a malformed log."""
+    lines = [TWO_PLAYER_TABLE, {"move": "ben draw"},
+             {"move": "ann draw", "draws": ["Rotkehlchen"], "claims": ["ann knows ann.6"]}]
+    verdict = referee(default_engine, parse_log(text_of(lines), "game.jsonl"), RULES, True)
+    assert [f.kind for f in verdict.findings] == ["illegal move", "wrong claim"]
+    assert "ann knows ann.6: it cannot hold here, after the log's earlier error:" in verdict.findings[1].why
+    with pytest.raises(LogError, match=re.escape("claim 1 'ann knows ann.6'")):
+        judge(default_engine, [TWO_PLAYER_TABLE, lines[2]])

@@ -42,7 +42,7 @@ from .quote import clipped, quoted, tamed
 
 # What a line may give only with a move: the outcomes the move produces and what it shows.
 OUTCOMES = ("draws", "shuffles", "picks", "reveals", "dealt")
-# A card label (`Spatz#3`) in a table line: there `#` begins a comment.
+# A card label (`Species#3`) in a table line: there `#` begins a comment.
 LABEL_IN_TABLE = re.compile(r"[^\s,:#]+#\d+")
 # A logged move may need a few implicit steps before it: the end of the last turn, the next deal.
 DRAW_PILE = "draw_pile"  # the pile draws come from (the engine's draw statement draws from it)
@@ -496,9 +496,10 @@ class Referee:
         return found
 
     def _claim_message(self, line: Line, i: int, claim: str, events: list[Event]) -> str | None:
-        """None when the claim is right, else why not. A claim that cannot be read is a malformed log; one that
-        names what this state does not have (a card on an empty slot) is wrong about the state: the log's
-        author saw another state, which is what an earlier error of the log (under --all) also makes."""
+        """None when the claim is right, else why not. A claim that cannot be read, or judged, is a malformed
+        log; but after an earlier error of the log (under --all) the referee's state is not the one the log's
+        author saw, so a claim it cannot judge there (a card on a slot now empty) is wrong, not malformed: that
+        would end the judging and lose the errors found."""
         try:
             x = _claim(claim)
         except ScenarioError as err:
@@ -513,7 +514,10 @@ class Referee:
                 return None if x.args[0] in said else f"the rules said {said or 'nothing'}"
             return check_expectation(self.eng, self.st, x)
         except ScenarioError as err:
-            return f"it cannot hold here: {err.message}"
+            if self.verdict.findings:
+                return f"it cannot hold here, after the log's earlier error: {err.message}"
+            raise LogError(self._pos(line), f"claim {i} {quoted(claim)}, at its character {err.pos.column}: "
+                           f"{err.message}", err.excerpt) from None
 
     def _hidden_claim(self, x: sc.Expect) -> str | None:
         """In a player's view, a claim about the face of a card that player does not know says more than

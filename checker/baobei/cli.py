@@ -311,7 +311,6 @@ def cmd_play(args: argparse.Namespace) -> int:
         from .referee.write import LogWriter
 
         check_writable(Path(args.log))  # before the game: a bad place is bad input found at once
-        eng.check_player_count(args.players)
         names = [f"p{i + 1}" for i in range(args.players)]
         writer = LogWriter(eng, _rules_dir(args) or default_rules_dir(), names, args.seed, viewer)
     try:
@@ -333,7 +332,6 @@ def play_human(eng: Engine, args: argparse.Namespace) -> int:
 
     if args.viewer is not None:
         raise UsageError("--as and --human exclude each other: each person sees their own view")
-    eng.check_player_count(args.players)
     log = Path(args.log) if args.log else None
     if log is not None:
         check_writable(log)  # before the game: a bad place is bad input found at once

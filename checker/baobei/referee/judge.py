@@ -136,13 +136,12 @@ class Referee:
     def _begin(self) -> None:
         header = self.log.header
         if "table" in header:
-            labelled = next((line for line in header["table"] if LABEL_IN_TABLE.search(line)), None)
-            if labelled is not None:
+            for labelled in header["table"]:
                 found = LABEL_IN_TABLE.search(labelled)
-                assert found is not None
-                raise LogError(self.header_pos, f"table line {quoted(labelled)}: {quoted(found.group(0))} names a "
-                               "numbered card, but a table names species only (`#` begins a comment in a table "
-                               "line, so the rest of the line would be lost): write the species")
+                if found is not None:
+                    raise LogError(self.header_pos, f"table line {quoted(labelled)}: {quoted(found.group(0))} names "
+                                   "a numbered card, but a table names species only (`#` begins a comment in a table "
+                                   "line, so the rest of the line would be lost): write the species")
             try:
                 st = build_table(self.eng, parse_table_lines(list(header["table"]), f"{self.log.path}:1 table"))
             except ScenarioError as err:
@@ -309,9 +308,8 @@ class Referee:
             # The round is over and the next deal is what the log does not give: either the move is one too many
             # in this round (the halt) or the log left out the deal that would make it the next round's.
             return self._finding(line, "impossible outcome", move, str(rejection.cite),
-                                 f"{rejection.reason}; the move could only be the next round's, and "
-                                 f"{self.implicit_problem.removeprefix('the move deals a new round, but ')}",
-                                 self.st)
+                                 f"{rejection.reason}; the move could only be the next round's: "
+                                 f"{self.implicit_problem}", self.st)
         return self._illegal(line, rejection)
 
     def _illegal(self, line: Line, rejection: Rejection) -> Finding:

@@ -143,14 +143,14 @@ class LoggedChance(Chance):
         wanted = self.draws.popleft()
         if wanted is None:
             return
-        unknown = unknown_card(st, wanted)
-        if unknown is not None:
-            raise OutcomeError(f"the log says the draw gave {wanted}, but {unknown}")
         if not matches(st, pile[-1], wanted):
             self._bring_to_top(st, pile, wanted)
         self.named.append((wanted, pile[-1]))
 
     def _bring_to_top(self, st: State, pile: list[int], wanted: str) -> None:
+        unknown = unknown_card(st, wanted)  # asked only here: a draw that matches the top names a card
+        if unknown is not None:
+            raise OutcomeError(f"the log says the draw gave {wanted}, but {unknown}")
         top = pile[-1]
         if self.ordered:
             raise OutcomeError(f"the log says the draw gave {wanted}, but the draw pile's order is known (the log's "

@@ -374,6 +374,8 @@ EXTREME_VALUES: dict[str, tuple[str, ...]] = {
 
 # ---------------------------------------------------------------- deep nesting
 
+# A scenario up to its play, for the nestings: a row for each player (`NAME:`, an empty tableau).
+DEEP_TABLE = "scenario \"deep\"\ntable\n  players alice bob\n  alice:\n  bob:\nplay\n"
 # (head, opening, inner, closing, tail) of a construct nested N deep: head + opening * N + inner + closing * N + tail.
 NESTINGS: dict[str, tuple[tuple[str, str, str, str, str], ...]] = {
     "rules": (
@@ -390,9 +392,9 @@ NESTINGS: dict[str, tuple[tuple[str, str, str, str, str], ...]] = {
         ('routine deep "" § 1.1 [P1] { ', "if true { } else ", "{ }", "", "}"),
     ),
     "scenario": (
-        ("scenario \"deep\"\ntable\n  players alice bob\nplay\n  alice draw ", "[", "1", "]", "\n"),
-        ("scenario \"deep\"\ntable\n  players alice bob\nplay\n  expect value \"", "(", "1", ")", "\" = 1\n"),
-        ("scenario \"deep\"\ntable\n  players alice bob\nplay\n  expect value \"", "not ", "true", "", "\" = false\n"),
+        (DEEP_TABLE + "  alice draw ", "[", "1", "]", "\n"),
+        (DEEP_TABLE + "  expect value \"", "(", "1", ")", "\" = 1\n"),
+        (DEEP_TABLE + "  expect value \"", "not ", "true", "", "\" = false\n"),
     ),
 }
 

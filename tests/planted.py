@@ -152,8 +152,8 @@ EVERYONE_SCORED_AS_CALLER = Planted((
     "invariant caller_notes_lowest", 6, 2)
 
 # `keep` sends the replaced card to a slot number instead of the discard pile. card_conservation
-# itself cannot break while the game runs: the engine refuses a destination that is no place, so
-# the first keep fails ("rules").
+# itself cannot break: the rules checker refuses a destination that is no place when the rules load
+# (tests/test_rules_input.py), so no search is needed and it is in no list of this file.
 KEEP_LOSES_CARD = Planted((
     ("03_turn.bao", "    move old to discard_pile\n    move top(hand(actor)) to slot\n",
      "    move old to slot_no(slot)\n    move top(hand(actor)) to slot\n"),), "rules", 6)
@@ -215,7 +215,7 @@ PER_INVARIANT: dict[str, Planted] = {
     "final_phase_at_first_recycle": FINAL_PHASE_AT_FIRST_RECYCLE, "negative_scores": NEGATIVE_SCORES,
     "second_bao": SECOND_BAO, "shield_one_turn": SHIELD_ONE_TURN, "totals_add_round_value": TOTALS_ADD_ROUND_VALUE,
     "bao_score_not_doubled": BAO_SCORE_NOT_DOUBLED, "everyone_scored_as_caller": EVERYONE_SCORED_AS_CALLER,
-    "keep_loses_card": KEEP_LOSES_CARD, "look_covers": LOOK_COVERS, "negative_not_kept": NEGATIVE_NOT_KEPT,
+    "look_covers": LOOK_COVERS, "negative_not_kept": NEGATIVE_NOT_KEPT,
     "bao_bonus_forgotten": BAO_BONUS_FORGOTTEN, "bonus_for_everyone": BONUS_FOR_EVERYONE,
     "no_neutral_card": NO_NEUTRAL_CARD, "threshold_for_all": THRESHOLD_FOR_ALL,
     "threshold_reacher_wins": THRESHOLD_REACHER_WINS,
@@ -227,7 +227,8 @@ PER_INVARIANT: dict[str, Planted] = {
 #   variant breaks them: tests/test_verify.py); their counterparts about what is recorded have the
 #   routine variants above.
 # - card_conservation: the engine moves cards only from one place to another and refuses a destination
-#   that is no place (KEEP_LOSES_CARD shows the refusal).
+#   that is no place, and the rules checker refuses such a destination when the rules load
+#   (KEEP_LOSES_CARD shows the refusal).
 # - protected_tableau_unchanged: the engine itself refuses every change of a protected tableau by
 #   another player, whatever the rule making it; only a change the owner's own rule makes during
 #   another player's move would break it, and no rule of these makes one.

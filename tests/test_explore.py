@@ -57,7 +57,7 @@ CATCHING_SCENARIO = {
     "totals_add_round_value": "properties/totals_change_at_round_end",
     "bao_score_not_doubled": "scoring/example_p109_doubled",
     "everyone_scored_as_caller": "scoring/example_p108_success",
-    "keep_loses_card": "turn/keep_replaces_the_chosen_slot", "look_covers": "setup/initial_peek_two_own_cards",
+    "look_covers": "setup/initial_peek_two_own_cards",
     "negative_not_kept": "properties/negative_caller_noted", "bao_bonus_forgotten": "properties/successful_bao_noted",
     "bonus_for_everyone": "properties/caller_noted_lowest", "no_neutral_card": "properties/neutral_card_dealt",
     "threshold_for_all": "properties/match_ends_at_threshold",

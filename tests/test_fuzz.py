@@ -293,7 +293,8 @@ def test_nesting_beyond_the_limit_is_refused_with_its_place(construct: tuple[str
 
 def test_scenario_expressions_nested_beyond_the_limit_are_refused_with_their_place() -> None:
     deep = "not " * 5000 + "true"
-    text = f'scenario "deep"\ncites § 1.2 [P9]\ntable\n  players alice bob\nplay\n  expect value "{deep}" = false\n'
+    text = (f'scenario "deep"\ncites § 1.2 [P9]\ntable\n  players alice bob\n  alice:\n  bob:\nplay\n'
+            f'  expect value "{deep}" = false\n')
     assert replay(text) == "refused by the replay"
     shallow = "not " * 151 + "true"  # false, as expected
     assert replay(text.replace(deep, shallow)) == "replayed: passed"

@@ -121,7 +121,7 @@ def test_the_default_rules_declare_transition_invariants_and_progress() -> None:
     ('invariant twice "x" § 2.1 [P18] { holds old(old(round)) == round }\n', "old(round))",
      "old(...) inside old(...)"),
     ('invariant who "x" § 2.1 [P18] { holds actor == active }\n', "actor ==", "only a transition invariant"),
-    ('progress count "x" § 2.1 [P18] { when round + 1 }\n', "round + 1", "must be true or false; this is a int"),
+    ('progress count "x" § 2.1 [P18] { when round + 1 }\n', "round + 1", "must be true or false; this is an int"),
     ('invariant number "x" § 2.1 [P18] { holds old(round) }\n', "old(round)", "must be true or false"),
     ('progress peek_limit "x" § 2.1 [P18]\n', "progress", "property 'peek_limit' is declared twice"),
     ('define old(x: int) = x\n', "define", "cannot be called old"),

@@ -122,8 +122,9 @@ def test_an_inserted_illegal_move_is_named_with_its_rule(default_engine: Engine,
     other = next(p for p in ("p1", "p2", "p3") if p != drawer)
     lines.insert(at, {"move": f"{other} draw"})
     line, kind, rule, why = first_error(default_engine, lines)
-    assert (line, kind, rule) == (at + 1, "illegal move", "§ 2.2 [P24]")
-    assert why == "only the active player may do this"
+    # At the round's first turn the finding cites the rule that chose the starter too (test_referee_leftovers).
+    assert (line, kind) == (at + 1, "illegal move") and rule.startswith("§ 2.2 [P24]")
+    assert why.startswith("only the active player may do this")
 
 
 def test_a_turn_out_of_order_is_an_illegal_move(default_engine: Engine, game: LogWriter) -> None:
@@ -135,7 +136,8 @@ def test_a_turn_out_of_order_is_an_illegal_move(default_engine: Engine, game: Lo
     line, kind, rule, why = first_error(default_engine, lines)
     assert kind == "illegal move" and line == start + 1
     moves = default_engine.rules.moves
-    assert rule in (str(moves["draw"].cite), str(moves["take"].cite)) and "only the active player" in why
+    # The round's first turn: the rule that chose the starter is cited after the move's (test_referee_leftovers).
+    assert rule.startswith((str(moves["draw"].cite), str(moves["take"].cite))) and "only the active player" in why
     assert mover not in lines[start]["move"].split()[0]
 
 

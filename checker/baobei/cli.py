@@ -18,11 +18,13 @@ import json
 import os
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .compare.command import rules_folder
 from .language.errors import (
     BaoError,
     ScenarioError,
@@ -254,6 +256,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     eng = engine_for(_rules_dir(args))
     eng.check_player_count(args.players)  # before any work: a count beyond the rules is bad input at once
+    watch = watched(eng, args)  # before the timed runs too: a misspelt name would be found only after them
     runs = []
     try:
         with progress("runs", max(1, args.repeat)) as advance:
@@ -274,19 +277,32 @@ def cmd_bench(args: argparse.Namespace) -> int:
     print(f"median of {len(runs)}: {median.moves_per_second:,.0f} moves/s, {median.rounds_per_second:,.1f} rounds/s, "
           f"{median.microseconds_per_move:.1f} µs/move")
     if args.tally:
-        print_tally(eng, args)
+        print_tally(eng, args, watch)
     return EXIT_OK
 
 
-def print_tally(eng: Engine, args: argparse.Namespace) -> None:
-    """The same seeded play, counted: moves by name, rounds in which each watched variable took each value."""
-    from .play.simulate import tally
-
+def watched(eng: Engine, args: argparse.Namespace) -> list[str]:
+    """The variables `bench --tally --watch` counts. --watch and --policy only shape the tally: without
+    --tally nothing would read them, and a run that silently ignored them would mislead."""
+    if not args.tally:
+        given = [option for option, value in (("--watch", args.watch), ("--policy", args.policy)) if value is not None]
+        if given:
+            raise UsageError(f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} read only with --tally "
+                             "(what the count after the timed runs counts, and how its players choose): give --tally "
+                             "too")
+        return []
     watch = [name.strip() for name in (args.watch or "").split(",") if name.strip()]
     unknown = [name for name in watch if name not in eng.rules.variables]
     if unknown:
-        raise BaoError(f"--watch names no variable of the rules: {', '.join(unknown)}")
-    counted = tally(eng, args.players, args.rounds, args.seed, watch, args.policy)
+        raise UsageError(f"--watch names no variable of the rules: {', '.join(unknown)}")
+    return watch
+
+
+def print_tally(eng: Engine, args: argparse.Namespace, watch: list[str]) -> None:
+    """The same seeded play, counted: moves by name, rounds in which each watched variable took each value."""
+    from .play.simulate import tally
+
+    counted = tally(eng, args.players, args.rounds, args.seed, watch, args.policy or TALLY_POLICY)
     print(f"tally over {counted.rounds} rounds:")
     for name, count in sorted(counted.moves.items(), key=lambda item: (-item[1], item[0])):
         print(f"  {name:<18} {count:>7} moves")
@@ -310,7 +326,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.log:
         from .referee.write import LogWriter
 
-        check_writable(Path(args.log))  # before the game: a bad place is bad input found at once
+        check_log_writable(Path(args.log))  # before the game: a bad place is bad input found at once
         names = [f"p{i + 1}" for i in range(args.players)]
         writer = LogWriter(eng, _rules_dir(args) or default_rules_dir(), names, args.seed, viewer)
     try:
@@ -334,10 +350,23 @@ def play_human(eng: Engine, args: argparse.Namespace) -> int:
         raise UsageError("--as and --human exclude each other: each person sees their own view")
     log = Path(args.log) if args.log else None
     if log is not None:
-        check_writable(log)  # before the game: a bad place is bad input found at once
+        check_log_writable(log)  # before the game: a bad place is bad input found at once
     return run_human_play(eng, _rules_dir(args) or default_rules_dir(), args.players,
                           human_seats(args.human, args.players), args.bots or default_policy(eng), args.seed, log,
                           max_turns=args.max_turns)
+
+
+def check_log_writable(path: Path) -> None:
+    """Refuse a game log `play --log` cannot write before the game, which it is written after: besides what
+    `check_writable` asks, the folder must take a new file, which a read-only or virtual file system (/proc)
+    refuses although the folder exists. Tried with a file of its own, removed at once."""
+    check_writable(path)
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".probe"):
+            pass
+    except OSError as err:
+        raise UsageError(f"--log {path}: cannot write a file there ({err.strerror}); nothing was played: name a "
+                         "file in a folder you can write") from None
 
 
 def seat_of(name: str, players: int) -> int:
@@ -459,14 +488,28 @@ def cmd_why(args: argparse.Namespace) -> int:
     from .scenarios.runner import engine_for
 
     rules_dir = _rules_dir(args) or default_rules_dir()
-    path, line = split_place(args.place)
-    answer = ask(position_after(engine_for(rules_dir), path, line, rules_dir), args.move)
+    try:
+        path, line = split_place(args.place)
+        answer = ask(position_after(engine_for(rules_dir), path, line, rules_dir), args.move)
+    except (BaoError, OSError) as err:
+        if not args.json:
+            raise  # said for people by `main`
+        return why_error(args.place, err)
     if args.json:
         print(json.dumps(answer_json(answer), indent=2, ensure_ascii=False))
     else:
         for text in answer_lines(answer):
             emit(text, "fail" if text.endswith(": illegal") else "pass" if text.endswith(": legal") else None)
     return EXIT_FAIL if answer.legal is False else EXIT_OK
+
+
+def why_error(place: str, err: BaoError | OSError) -> int:
+    """`why --json` when the question cannot be answered (bad input): the error as JSON on standard output,
+    where a program reads the answer, and for people on standard error."""
+    message = os_error_text(err) if isinstance(err, OSError) else str(err)
+    print(json.dumps({"place": place, "error": message}, indent=2, ensure_ascii=False))
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -521,6 +564,7 @@ def build_site(args: argparse.Namespace) -> int:
 
 
 POSITIVE, NON_NEGATIVE = at_least(1), at_least(0)
+TALLY_POLICY = "random"  # how `bench --tally` players choose unless --policy says otherwise
 
 
 def port_number(text: str) -> int:
@@ -590,7 +634,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=VersionAction)
     # A global option may come before the command too (`baobei --rules DIR check`); the command's own
     # --rules, given after it, wins (SUPPRESS: an absent one does not overwrite the global value).
-    parser.add_argument("--rules", metavar="DIR", default=None, help="rules directory (a variant); default: rules/")
+    parser.add_argument("--rules", metavar="DIR", default=None, type=rules_folder,
+                        help="rules directory (a variant); default: rules/")
     sub = parser.add_subparsers(dest="command", required=True)
     commands: list[tuple[str, str, Callable[[argparse.Namespace], int]]] = [
         ("check", "replay scenario files and report", cmd_check),
@@ -621,7 +666,7 @@ def build_parser() -> argparse.ArgumentParser:
 
             add_arguments(p)
             continue
-        p.add_argument("--rules", metavar="DIR", default=argparse.SUPPRESS,
+        p.add_argument("--rules", metavar="DIR", default=argparse.SUPPRESS, type=rules_folder,
                        help="rules directory (a variant); default: rules/")
         if name == "check":
             p.add_argument("paths", nargs="*", help="scenario files or directories (default: scenarios/)")
@@ -655,9 +700,9 @@ def build_parser() -> argparse.ArgumentParser:
                            help="judge every invariant after every move, as scenario replays do (the same moves)")
             p.add_argument("--tally", action="store_true", help="then count the same play: moves by name")
             p.add_argument("--watch", metavar="VARS", help="with --tally: variables whose values to count per round")
-            p.add_argument("--policy", choices=["random", "kinds"], default="random",
+            p.add_argument("--policy", choices=["random", "kinds"], default=None,
                            help="with --tally: how the players choose, named as in `simulate`: random (uniformly "
-                                "over the legal moves) or kinds (a kind of move first)")
+                                f"over the legal moves) or kinds (a kind of move first); default: {TALLY_POLICY}")
         elif name == "play":
             p.add_argument("--players", type=int, default=3, help="players at the table")
             p.add_argument("--seed", type=int, default=1, help="the seed of the deal and the random moves")
@@ -714,9 +759,9 @@ def build_parser() -> argparse.ArgumentParser:
                            help="game logs (a header line, then one line per move: docs/log.schema.json), or "
                                 "directories of them (*.jsonl, judged in name order); all in one process")
             p.add_argument("--json", action="store_true",
-                           help="print the verdict as JSON (for an implementer's CI), a malformed log's too; for "
-                                "several logs every verdict and the counts. The lines for people go to standard "
-                                "error")
+                           help="print the verdict as JSON (schema: docs/verdict.schema.json; for an implementer's "
+                                "CI), a malformed log's too; for several logs every verdict and the counts. The lines "
+                                "for people go to standard error")
             p.add_argument("--all", action="store_true",
                            help="go on after an error where the state allows, to list every error")
         elif name == "verify":

@@ -17,8 +17,17 @@ from ..language.options import at_least
 EXIT_SAME, EXIT_DIFFERENT = 0, 1
 
 
+def rules_folder(text: str) -> str:
+    """An argparse type for --rules, shared by every command: an empty path names no folder, and would else be
+    read as no --rules at all, the default rules judged in silence in place of the variant meant."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path names no rules folder (leave --rules out for the default "
+                                         "rules/)")
+    return text
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--rules", metavar="DIR", action="append", default=None,
+    p.add_argument("--rules", metavar="DIR", action="append", default=None, type=rules_folder,
                    help="a rules folder, or git:REV[:PATH] for one of a git revision (PATH default: rules); "
                         "give it twice: OLD, then NEW")
     p.add_argument("--scenarios", metavar="PATH", action="append", default=None,
@@ -59,16 +68,17 @@ def run_compare(args: argparse.Namespace) -> int:
     from ..play.explore import check_state_budget
     from .report import print_report, to_text
     from .revision import resolve
-    from .run import compare, out_dir, request_of, scenario_paths, write_files
+    from .run import compare, out_dir, readable, request_of, scenario_paths, write_files
 
     rules = args.rules if isinstance(args.rules, list) else []
     if len(rules) != 2:
         raise BaoError("compare needs two rules folders: --rules OLD --rules NEW")
     check_state_budget(args.max_states)  # a limit the memory cannot hold is refused before any work
+    scenarios = readable(scenario_paths(args.scenarios))  # likewise a scenario that does not parse
     out = out_dir(Path(args.out))
     with contextlib.ExitStack() as stack:  # removes the folders of git revisions when done
         old, new = (resolve(spec, stack) for spec in rules)
-        comparison = compare(request_of(args, old, new, scenario_paths(args.scenarios)))
+        comparison = compare(request_of(args, old, new, scenarios))
         write_files(comparison, out)
     if args.json:
         print(to_text(comparison), end="")

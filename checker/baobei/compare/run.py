@@ -74,6 +74,22 @@ def scenario_paths(paths: list[str] | None) -> list[Path]:
     return files
 
 
+def readable(files: list[Path]) -> list[Path]:
+    """The scenario files, each found to parse; else bad input (exit 2), every file that does not parse named.
+    A scenario the comparison cannot read answers nothing under either version: a comparison without it would
+    pass in silence what the user asked to be compared."""
+    unread = []
+    for path in files:
+        try:
+            parse_scenario_file(path)
+        except BaoError as err:
+            unread.append(str(err).splitlines()[0])
+    if unread:
+        raise BaoError(f"scenario files that do not parse ({len(unread)}), which neither version can replay (fix them "
+                       "or leave them out of --scenarios): " + "; ".join(unread))
+    return files
+
+
 def compare(request: Request) -> Comparison:
     """The four parts of the comparison, in this order (the cheapest first)."""
     began = time.perf_counter()

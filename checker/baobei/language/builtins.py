@@ -114,6 +114,8 @@ class Builtin:
     # A Table method giving the value for every argument at once, as a mapping (an argument it lacks has
     # the none value): where one evaluation asks for many arguments, the engine may ask the table once.
     tally: str = ""
+    # Its argument (of any kind of item) is counted or read through: a list, a pile or a hand, nothing else.
+    collection: bool = False
 
     @property
     def arity(self) -> int:
@@ -166,7 +168,7 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in (
             lambda m, pos, p, pref: m.added_slot(p, pref, pos), total=True),
     # ---- piles and hands
     Builtin("size", ("",), "int", "How many cards a pile, a hand or a list holds (0 for none).",
-            lambda t, x: _size(t, x), lambda m, pos, x: m.size(x, pos), 0, total=True),
+            lambda t, x: _size(t, x), lambda m, pos, x: m.size(x, pos), 0, total=True, collection=True),
     Builtin("top", ("place",), "card", "The top card of a pile or the last card drawn into a hand.",
             lambda t, x: _top(t, x), lambda m, pos, x: m.top(x, pos), total=True),
     Builtin("hand", ("player",), "place", "The player's hand, as a place cards are drawn into.",

@@ -21,6 +21,11 @@ PARAM_KINDS = {"slot": "slot", "own_slot": "slot", "free_slot": "slot", "player"
                "held_card": "card"}
 
 _BOOL_OPS = ("and", "or", "in", "==", "!=", "<", "<=", ">", ">=")
+# Operators that read numbers: the arithmetic, and the orderings (which give true or false).
+ARITH_OPS = ("+", "-", "*", "//", "%")
+ORDER_OPS = ("<", "<=", ">", ">=")
+# The kind of a pile or a hand: a place cards lie in.
+PLACE = "place"
 Kinds = dict[str, str]
 
 
@@ -43,6 +48,37 @@ def compatible(expected: str, got: str | None) -> bool:
     return got is None or got == "" or expected == "" or expected == got
 
 
+def fits(wanted: tuple[str, ...], got: str | None) -> bool:
+    """A value fits one of several kinds (a card goes to a slot or a place) unless its kind is known and none."""
+    return any(compatible(kind, got) for kind in wanted)
+
+
+def is_collection(kind: str | None) -> bool:
+    """Whether a value of this kind holds items to range over, count or look in: a list, or a pile or hand
+    (a place); an unknown kind may."""
+    return not kind or kind.startswith("list ") or kind == PLACE
+
+
+def comparable(a: str | None, b: str | None) -> bool:
+    """Whether `==` can ever hold between values of these kinds: the same kind, or a kind not known."""
+    return compatible(a or "", b)
+
+
+def a_kind(kind: str | None) -> str:
+    """A kind as a message names it, with its article: "an int", "a list of players"."""
+    if not kind:
+        return "a value of unknown kind"
+    items = element(kind)
+    if items is not None:
+        return f"a list of {items}s"
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
+def any_of(kinds: tuple[str, ...]) -> str:
+    """Alternatives as a message names them: "a slot or a place"."""
+    return " or ".join(a_kind(kind) for kind in kinds)
+
+
 class KindOf(ExprVisitor[str | None, Kinds]):
     """kind_of as a visitor: `env` gives the kinds of local names ("" when unknown)."""
 
@@ -63,7 +99,7 @@ class KindOf(ExprVisitor[str | None, Kinds]):
         if define is not None and not define.formals:
             return self.visit(define.body, {})
         if name in self.rules.piles:
-            return "place"
+            return PLACE
         if name in STATE_NAMES:
             return STATE_NAMES[name].result
         return ENGINE_NAMES.get(name)
@@ -101,7 +137,8 @@ class KindOf(ExprVisitor[str | None, Kinds]):
         return element(self.visit(node.domain, env))
 
     def filter(self, node: s.Filter, env: Kinds) -> str | None:
-        return self.visit(node.domain, env)
+        domain = self.visit(node.domain, env)
+        return "list card" if domain == PLACE else domain  # the cards of a pile or hand that pass: a list
 
     def old(self, node: s.Old, env: Kinds) -> str | None:
         return self.visit(node.expr, env)  # the same kind of value, read in the state before the move

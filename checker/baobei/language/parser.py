@@ -52,29 +52,53 @@ def parse_tree(name: str, text: str) -> Tree[Token]:
     return grammar(name).parse(text)
 
 
-# Terminals whose name means nothing to a user, spelled as what may be typed there.
-_SPELLED = {"CMPOP": "a comparison (== != < <= > >= in)"}
+# The terminals of both grammars (grammar/*.lark) that are patterns, not a word to type: the grammar's name
+# for them (`_NL`, `SIGNED`) means nothing to a user, so an error says what may be typed there. A terminal that
+# is one fixed word (`do`, `{`) is shown as that word. tests/test_rules_input.py checks that every pattern
+# terminal of the grammars is here.
+SPELLED = {
+    "$END": "end of file",
+    "_NL": "end of line",
+    "_CITE_SEP": "',' or ';'",
+    "CMPOP": "a comparison (== != < <= > >= in)",
+    "QUANT": "a quantifier (all any sum count most least)",
+    "FACE": "'up' or 'down'",
+    "LANG": "a language (de or en)",
+    "SECTION": "a section (§ and its number)",
+    "PARA": "a paragraph (P and its number)",
+    "OLD": "old(...)",
+    "NAME": "a name",
+    "SIGNED": "a number",
+    "INT": "a number (0 or more)",
+    "STRING": 'a quoted text ("...")',
+}
+
+
+def describe_terminal(name: str, lark: Lark) -> str:
+    """What may be typed where the grammar expects this terminal, in a user's words."""
+    if name in SPELLED:
+        return SPELLED[name]
+    try:
+        pattern = lark.get_terminal(name).pattern
+    except KeyError:
+        pattern = None
+    if pattern is not None and pattern.type == "str":
+        return repr(pattern.value)
+    # A pattern missing from SPELLED (a grammar edited since): its name as words, never Lark's spelling.
+    return name.strip("_").lower().replace("_", " ")
 
 
 def describe_expected(expected: set[str] | frozenset[str], lark: Lark) -> str:
-    """Turn terminal names into the text a user would type."""
-    shown: list[str] = []
-    for name in sorted(expected):
-        if name == "$END":
-            shown.append("end of file")
-            continue
-        try:
-            pattern = lark.get_terminal(name).pattern
-        except KeyError:
-            shown.append(name)
-            continue
-        if pattern.type == "str":
-            shown.append(repr(pattern.value))
-        elif name in _SPELLED:
-            shown.append(_SPELLED[name])
-        else:
-            shown.append(name.lower())
+    """Turn terminal names into the text a user would type: each once (two terminals may read alike)."""
+    shown = list(dict.fromkeys(describe_terminal(name, lark) for name in sorted(expected)))
     return ", ".join(shown[:30]) + (" ..." if len(shown) > 30 else "")
+
+
+def describe_found(token: Token) -> str:
+    """The token a parser could not take: its text, or the end of a line or of the file it stands for."""
+    if token.type in ("$END", "_NL"):
+        return SPELLED[token.type]
+    return repr(str(token))
 
 
 def syntax_error(err: UnexpectedInput, path: str, text: str, lark: Lark,
@@ -134,7 +158,7 @@ def common_mistake(err: UnexpectedInput, lark: Lark, kind: str) -> str | None:
 def syntax_message(err: UnexpectedInput, text: str, lark: Lark) -> str:
     """What was found and what was expected, in the grammar's words (no parser internals)."""
     if isinstance(err, UnexpectedToken):
-        found = "end of file" if err.token.type == "$END" else repr(str(err.token))
+        found = describe_found(err.token)
         expected = describe_expected(err.expected, lark)
         return f"found {found}, expected one of: {expected}"
     if isinstance(err, UnexpectedCharacters):

@@ -131,8 +131,9 @@ def scenario_table(rules: Ruleset, cex: StateCex) -> list[str]:
     if cex.among:
         lines.append("  among " + " ".join(names[p] for p in cex.among))
     for p, name in enumerate(names):
-        if cex.tableaux[p]:
-            lines.append(f"  {name}: " + ", ".join(cex.tableaux[p]))
+        row = ", ".join(cex.tableaux[p])
+        if row or not cex.among or p in cex.among:  # a player of the round has a row: `bob:` when empty
+            lines.append(f"  {name}: {row}".rstrip())
     for pile, cards in cex.piles.items():
         if cards:
             # Scenario tables name a pile without its `_pile` ending; the draw pile top first, the others bottom first.

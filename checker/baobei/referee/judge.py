@@ -30,14 +30,27 @@ from ..engine.runtime import Event
 from ..engine.state import State
 from ..engine.table_view import render_table
 from ..language.errors import BaoError, EngineError, Rejection, ScenarioError
-from ..language.source import Pos
+from ..language.source import Citation, Pos
 from ..scenarios import syntax as sc
 from ..scenarios.expectations import check_expectation
 from ..scenarios.parser import parse_claim, parse_table_lines
 from ..scenarios.setup import build_table, known_pile
+from .explain import absent_slot, drawing_event, merged, missing_draw, starter_note, starters
 from .logfile import GameLog, Line, LogError
 from .moves import MoveReader, Refused
-from .outcomes import LoggedChance, OutcomeError, card_vars, exchange, matches, unknown_card
+from .outcomes import (
+    LoggedChance,
+    MissingDraw,
+    MissingPick,
+    OutcomeError,
+    SavedOutcomes,
+    card_vars,
+    exchange,
+    free_cards,
+    matches,
+    some_of,
+    unknown_card,
+)
 from .quote import clipped, quoted, tamed
 
 # What a line may give only with a move: the outcomes the move produces and what it shows.
@@ -47,6 +60,7 @@ LABEL_IN_TABLE = re.compile(r"[^\s,:#]+#\d+")
 # A logged move may need a few implicit steps before it: the end of the last turn, the next deal.
 DRAW_PILE = "draw_pile"  # the pile draws come from (the engine's draw statement draws from it)
 MAX_IMPLICIT = 3
+ACTIVE_CLAIM = "active"  # the claim language's kind of claim about the active player (`active ben`)
 
 
 @dataclass(frozen=True)
@@ -67,8 +81,10 @@ class Finding:
         object.__setattr__(self, "why", tamed(self.why))
 
     def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "kind": self.kind, "move": self.move, "rule": self.rule, "why": self.why,
-                "table": list(self.table), "reasons": [{"rule": rule, "why": why} for rule, why in self.others]}
+        # No rule is null, never "": a reader tests for a rule, not for an empty text (docs/verdict.schema.json).
+        return {"line": self.line, "kind": self.kind, "move": self.move, "rule": self.rule or None, "why": self.why,
+                "table": list(self.table),
+                "reasons": [{"rule": rule or None, "why": why} for rule, why in self.others]}
 
 
 @dataclass
@@ -125,6 +141,10 @@ class Referee:
         # The moves' readings after each implicit step, when the move stays illegal (see `_illegal`).
         self.readings: list[tuple[State, Rejection, tuple[str, ...]]] = []
         self.implicit_problem: str | None = None
+        self.stepped = False  # whether the line's move came after implicit steps
+        self.starters = starters(eng.rules)  # the rules that say who starts a round
+        # The turn each round began with: until the next turn the active player is the one the deal chose.
+        self.round_turns: dict[int, int] = {}
         self._begin()
 
     @property
@@ -162,8 +182,11 @@ class Referee:
         chance.round = -1  # every draw of the deal is free: the deal says where the cards went
         try:
             self.eng.start_round(st, None)
+        except MissingPick as err:
+            raise LogError(self.header_pos, _deal_without_picks(err, len(deal.get("picks", [])))) from None
         except OutcomeError as err:
             raise LogError(self.header_pos, f"the deal: {err}") from None
+        self._note_round(st)
         problem = self._pin_deal(st, deal) or chance.leftovers() or self._unseen_in_deal(st, deal) \
             or self._draw_order(deal, chance)
         if problem:
@@ -201,11 +224,14 @@ class Referee:
 
     def _free_for(self, st: State) -> Callable[[int], bool]:
         """Which cards a logged draw may be exchanged with (see outcomes.py): nobody the log speaks for
-        can tell them apart."""
-        if self.viewer is not None:
-            viewer = self.viewer
-            return lambda c: not self.st.known[c] >> viewer & 1
-        return lambda c: self.st.known[c] == 0 and c in self.st.piles[self.draw_pile]
+        can tell them apart. Read on the referee's state as it is then (a line undone replaces it)."""
+        return self._free_in(lambda: self.st)
+
+    def _free_in(self, state: Callable[[], State]) -> Callable[[int], bool]:
+        return free_cards(state, self.viewer, self.draw_pile)
+
+    def _note_round(self, st: State) -> None:
+        self.round_turns[st.round] = st.turn
 
     def _pin_deal(self, st: State, deal: dict[str, Any]) -> str | None:
         """Make the dealt cards the log's: exchange each with a card of the logged species not yet placed.
@@ -286,7 +312,7 @@ class Referee:
             # round the move is made in (an implicit deal changes every place).
             finding = self._reveal(line, move, revealed)
         if finding is None:
-            finding = self._apply(line, move, events)
+            finding = self._apply(line, move, events, before)
         if finding is None:
             problem = self.chance.leftovers() or self._unused_deal(line, before) or self._unseen(revealed)
             if problem is not None:
@@ -300,7 +326,8 @@ class Referee:
     def _implicit_before(self, line: Line, move: Move, events: list[Event]) -> Finding | None:
         """Make the implicit steps the move needs, if it is illegal now; a finding when it stays illegal."""
         rejection = self.eng.check(self.st, move)
-        if rejection is None or self._implicit_steps(line, move, events):
+        self.stepped = rejection is not None and self._implicit_steps(line, move, events)
+        if rejection is None or self.stepped:
             # The move's own draws are named by the line: from here on a new round's draws are not the deal's.
             self.chance.round = self.st.round
             return None
@@ -310,9 +337,9 @@ class Referee:
             return self._finding(line, "impossible outcome", move, str(rejection.cite),
                                  f"{rejection.reason}; the move could only be the next round's: "
                                  f"{self.implicit_problem}", self.st)
-        return self._illegal(line, rejection)
+        return self._illegal(line, move, rejection)
 
-    def _illegal(self, line: Line, rejection: Rejection) -> Finding:
+    def _illegal(self, line: Line, move: Move, rejection: Rejection) -> Finding:
         """An illegal move, in the reading that breaks fewest of its rules: as logged, or after one or more
         implicit steps. A halt the implicit steps pass (the round is over, the next move deals) is no
         reading of its own. Ties go to the earlier reading: the log as written."""
@@ -320,25 +347,55 @@ class Referee:
         last = readings[-1]
         st, chosen, steps = min(readings, key=lambda r: (r[1].rule.startswith("halt ") and r is not last,
                                                           len(r[1].all())))
-        return self._rejected(line, chosen, st, steps)
+        return self._rejected(line, move, chosen, st, steps)
 
-    def _rejected(self, line: Line, rejection: Rejection, st: State, steps: tuple[str, ...] = ()) -> Finding:
+    def _rejected(self, line: Line, move: Move, rejection: Rejection, st: State,
+                  steps: tuple[str, ...] = ()) -> Finding:
         after = f" (read after the implicit {', '.join(steps)}: the move is illegal either way)" if steps else ""
-        return Finding(line.number, "illegal move", rejection.move, str(rejection.cite), rejection.reason + after,
-                       tuple(render_table(self.eng, st)), tuple((str(r.cite), r.reason) for r in rejection.others))
+        table = tuple(render_table(self.eng, st))
+        missing = absent_slot(self.eng, st, move)
+        if missing is not None:
+            # A place that does not exist is what is wrong, whatever the rules then say of it: their reasons
+            # follow as the further ones.
+            return Finding(line.number, "illegal move", rejection.move, "", missing + after, table,
+                           tuple((str(r.cite), r.reason) for r in rejection.all()))
+        rule, why = str(rejection.cite), rejection.reason
+        starter = self._starter(st) if self._not_active(st, move) else None
+        if starter is not None:
+            rule, why = merged(rejection.cite, *starter[0]), f"{why}; {starter[1]}"
+        return Finding(line.number, "illegal move", rejection.move, rule, why + after, table,
+                       tuple((str(r.cite), r.reason) for r in rejection.others))
 
-    def _apply(self, line: Line, move: Move, events: list[Event]) -> Finding | None:
+    def _not_active(self, st: State, move: Move) -> bool:
+        """Whether the move is refused for a mover who is not the active player (`by actor == active`)."""
+        return self.eng.moves[move.name].active_only and move.player != st.active
+
+    def _starter(self, st: State) -> tuple[tuple[Citation, ...], str] | None:
+        """The rule that made the active player active, while it is the turn the round's deal chose: a move
+        or a claim about the wrong starting player breaks it."""
+        if self.round_turns.get(st.round) != st.turn:
+            return None
+        return starter_note(self.starters, st)
+
+    def _apply(self, line: Line, move: Move, events: list[Event], before: State) -> Finding | None:
         # Checked again after a reveal, which may have changed a hidden card; else `_implicit_before` did.
         rejection = self.eng.check(self.st, move) if "reveals" in line.data else None
         if rejection is not None:
-            return self._rejected(line, rejection, self.st)
+            return self._rejected(line, move, rejection, self.st)
+        # The state the move is made in and the outcomes it may use, for the rehearsal of a draw the log leaves
+        # out: the line's first state, unless implicit steps or reveals changed it (copied only then).
+        pre = self.st.copy() if self.stepped or "reveals" in line.data else before
+        saved = self.chance.saved()
         try:
             round_before = self.st.round
             events += self.eng.push_checked(self.st, move, log=self._wants_events(line))
             if self.st.round != round_before:
+                self._note_round(self.st)
                 problem = self._pin_new_deal(line)
                 if problem:
                     return self._finding(line, "impossible outcome", move, "", problem, self.st)
+        except MissingDraw as err:
+            return self._missing_draw(line, move, err, pre, saved)
         except OutcomeError as err:
             return self._finding(line, "impossible outcome", move, str(self.eng.rules.moves[move.name].cite),
                                  str(err), self.st)
@@ -346,6 +403,16 @@ class Referee:
             return self._finding(line, "illegal move", move, str(self.eng.rules.moves[move.name].cite),
                                  f"the rules cannot carry it out: {err}", self.st)
         return None
+
+    def _missing_draw(self, line: Line, move: Move, err: MissingDraw, pre: State, saved: SavedOutcomes) -> Finding:
+        """A draw the log leaves out, with the rule that makes it: the move is made again on a copy to find the
+        statement that draws (a failed attempt's penalty, say), and that rule is the finding's."""
+        rehearsed = drawing_event(self.eng, pre, move, saved, self._free_in)
+        told = None if rehearsed is None else missing_draw(self.eng.rules, move, *rehearsed, err.number, self.viewer)
+        if told is None:
+            return self._finding(line, "impossible outcome", move, str(self.eng.rules.moves[move.name].cite),
+                                 str(err), self.st)
+        return self._finding(line, "impossible outcome", move, told.rule, told.why, self.st)
 
     def _implicit_steps(self, line: Line, move: Move, events: list[Event]) -> bool:
         """Make the rules' implicit moves until the logged move is legal; False (state restored) when it
@@ -366,6 +433,7 @@ class Referee:
                 events += self.eng.push_checked(self.st, step, log=self._wants_events(line))
                 made += 1
                 if self.st.round != round_before:
+                    self._note_round(self.st)
                     self.implicit_problem = self._pin_new_deal(line)
                     if self.implicit_problem is not None:
                         break
@@ -488,10 +556,19 @@ class Referee:
                 continue
             self.verdict.wrong_claims += 1
             table = table or tuple(render_table(self.eng, self.st))
-            found.append(Finding(line.number, "wrong claim", text, "", f"{clipped(claim)}: {message}", table))
+            rule, note = self._claim_rule(claim)
+            found.append(Finding(line.number, "wrong claim", text, rule, f"{clipped(claim)}: {message}{note}", table))
             if not self.keep_going:
                 break
         return found
+
+    def _claim_rule(self, claim: str) -> tuple[str, str]:
+        """The rule a wrong claim contradicts, when the rules name one, and its words: a claim of the active
+        player at a round's first turn contradicts the rule that chose the starter. ("", "") otherwise."""
+        starter = self._starter(self.st) if _claim(claim).kind == ACTIVE_CLAIM else None
+        if starter is None:
+            return "", ""
+        return merged(*starter[0]), f"; {starter[1]}"
 
     def _claim_message(self, line: Line, i: int, claim: str, events: list[Event]) -> str | None:
         """None when the claim is right, else why not. A claim that cannot be read, or judged, is a malformed
@@ -544,6 +621,17 @@ class Referee:
 
     def _finding(self, line: Line, kind: str, move: Move, rule: str, why: str, st: State) -> Finding:
         return Finding(line.number, kind, self.eng.describe(st, move), rule, why, tuple(render_table(self.eng, st)))
+
+
+def _deal_without_picks(err: MissingPick, given: int) -> str:
+    """The header's deal without the random picks the rules make while dealing (`given`: how many it gives):
+    `dealt.picks` is optional in the schema, since rules that pick nothing while dealing need none, but these
+    rules need it."""
+    lacks = "has no `picks`" if not given else f"gives {given} pick(s), fewer than the rules make"
+    example = f', e.g. "picks": ["{err.choices[0]}"]' if err.choices and not given else ""
+    return (f"the deal: the rules pick a {err.kind} at random while dealing ({some_of(err.choices)}), but the "
+            f"header's `dealt` {lacks}: `dealt.picks` is required whenever the rules pick at random while dealing, "
+            f"every pick in the order made (docs/log.schema.json){example}")
 
 
 @lru_cache(maxsize=65536)

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, MutableSequence, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from ..engine.runtime import Event
 from ..engine.state import Chance, State, Waiting
 from ..language.errors import BaoError
 from ..language.ruleset import Ruleset
@@ -25,6 +27,35 @@ from ..language.ruleset import Ruleset
 
 class OutcomeError(BaoError):
     """A random outcome of the log that the state does not allow (the card is not in the pile, ...)."""
+
+
+class MissingDraw(OutcomeError):
+    """A draw of the move that the log does not name; `number` counts the move's draws from 1."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(f"the move draws a card (draw {number}) that the log does not name; list every draw of "
+                         "the move in `draws` (null for a card not seen)")
+        self.number = number
+
+
+class MissingPick(OutcomeError):
+    """A random pick of the rules that the log does not name: what was picked from (`choices`, as a log
+    names them) and the kind of item, so that the message can say what the log should have given."""
+
+    def __init__(self, kind: str, choices: list[str]) -> None:
+        super().__init__(f"the rules pick a {kind} at random here ({some_of(choices)}), but the log names no pick: "
+                         "give it in the line's `picks` (a new round's may be given in its `dealt.picks`)")
+        self.kind = kind
+        self.choices = choices
+
+
+SHOWN_CHOICES = 6  # the choices of a pick a message lists (a card's pick may choose among dozens)
+
+
+def some_of(choices: list[str]) -> str:
+    """The first few choices of a pick, and how many more there are."""
+    shown = ", ".join(choices[:SHOWN_CHOICES])
+    return f"one of {shown}" + (f" and {len(choices) - SHOWN_CHOICES} more" if len(choices) > SHOWN_CHOICES else "")
 
 
 def matches(st: State, card: int, wanted: str) -> bool:
@@ -40,6 +71,16 @@ def unknown_card(st: State, wanted: str) -> str | None:
     species = list(dict.fromkeys(st.facts.species))
     return f"{wanted} is no card of these rules (a card is named by its species, such as {species[0]}, or by its " \
         f"label, such as {st.facts.label(0)}; the species are {', '.join(species)})"
+
+
+def free_cards(state: Callable[[], State], viewer: int | None, draw_pile: int) -> Callable[[int], bool]:
+    """Which cards a logged draw may be exchanged with: nobody the log speaks for can tell them apart. For
+    a player's view, any card that player does not know; for a full log, the draw pile's cards nobody knows.
+    `state` gives the state the chance works on now (the referee replaces it when it undoes a line)."""
+    if viewer is not None:
+        seat = viewer
+        return lambda c: not state().known[c] >> seat & 1
+    return lambda c: state().known[c] == 0 and c in state().piles[draw_pile]
 
 
 def card_vars(rules: Ruleset) -> list[str]:
@@ -138,8 +179,8 @@ class LoggedChance(Chance):
             return
         self.drawn += 1
         if not self.draws:
-            raise OutcomeError(f"the move draws a card (draw {self.drawn}) that the log does not name; "
-                               "list every draw of the move in `draws` (null for a card not seen)")
+            self.missing_draw()
+            return
         wanted = self.draws.popleft()
         if wanted is None:
             return
@@ -174,6 +215,21 @@ class LoggedChance(Chance):
         anywhere = [c for c in range(len(st.known)) if matches(st, c, wanted) and self.free(c) and c not in st.box]
         return anywhere[-1] if anywhere else None
 
+    def missing_draw(self) -> None:
+        """A draw the log does not name: an error of the log (a rehearsal notes it instead)."""
+        raise MissingDraw(self.drawn)
+
+    def saved(self) -> SavedOutcomes:
+        """The outcomes not used yet, and how draws are judged now: what a rehearsal of the move starts from."""
+        return SavedOutcomes(tuple(self.draws), tuple(self.shuffles), tuple(self.picks), tuple(self.deal_picks),
+                             self.drawn, self.ordered, self.round, self.draw_index)
+
+    def restore(self, saved: SavedOutcomes) -> None:
+        self.draws, self.shuffles = deque(saved.draws), deque(saved.shuffles)
+        self.picks, self.deal_picks = deque(saved.picks), deque(saved.deal_picks)
+        self.drawn, self.ordered, self.round = saved.drawn, saved.ordered, saved.round
+        self.draw_index = saved.draw_index
+
     # ------------------------------------------------------------ shuffles and picks
     def shuffle(self, x: MutableSequence[Any], random: Any = None) -> None:
         is_draw_pile = self.draw_index is not None and x is self.st.piles[self.draw_index]
@@ -204,11 +260,39 @@ class LoggedChance(Chance):
         # when the log gives it there, else from the line's picks in their order.
         picks = self.deal_picks if self.st.round != self.round and self.deal_picks else self.picks
         if not picks:
-            raise OutcomeError("the rules pick at random here, but the log names no pick (`picks`, or a deal's "
-                               "`dealt.picks`)")
+            raise MissingPick(kind, [pick_text(self.st, item, kind) for item in items])
         wanted = picks.popleft()
         for item in items:
             if pick_text(self.st, item, kind) == wanted or (kind == "card" and matches(self.st, item, wanted)):
                 return item
         raise OutcomeError(f"the log picks {wanted!r}, which is not one of the {len(items)} choices")
 
+
+
+@dataclass(frozen=True)
+class SavedOutcomes:
+    """A LoggedChance's outcomes not used yet and its way of judging draws, at one moment (see `saved`)."""
+
+    draws: tuple[str | None, ...]
+    shuffles: tuple[list[str], ...]
+    picks: tuple[str, ...]
+    deal_picks: tuple[str, ...]
+    drawn: int
+    ordered: bool
+    round: int
+    draw_index: int | None
+
+
+class Rehearsal(LoggedChance):
+    """The outcomes of a move the referee refused for a draw the log leaves out, used again on a copy of the
+    state to find which rule makes that draw: there the draw takes the top card, and `missing_at` notes how
+    many events the move had logged before it (`events`, the list the rehearsed move logs into)."""
+
+    def __init__(self, st: State, rules: Ruleset, free: Callable[[int], bool], events: list[Event]) -> None:
+        super().__init__(st, rules, free)
+        self.events = events
+        self.missing_at: int | None = None
+
+    def missing_draw(self) -> None:
+        if self.missing_at is None:
+            self.missing_at = len(self.events)

@@ -25,12 +25,18 @@ class ForcedDraws(Chance):
     def __init__(self, seed: Any = None) -> None:
         super().__init__(seed)
         self.wanted: deque[int | str] = deque()
+        self.drawn = 0  # draws from the draw pile since `count_from_here` (a replay's check of its named draws)
 
     def name(self, cards: list[int | str]) -> None:
         """The next draws give these cards, in this order (after any named before and not drawn yet)."""
         self.wanted.extend(cards)
 
+    def count_from_here(self) -> None:
+        """Count the draws from here on (a move's: whether it drew every card named for it)."""
+        self.drawn = 0
+
     def before_draw(self, st: State, pile: list[int]) -> None:
+        self.drawn += 1
         if not self.wanted:
             return
         want = self.wanted.popleft()
@@ -42,6 +48,12 @@ class ForcedDraws(Chance):
                 return
         shown = st.facts.label(want) if isinstance(want, int) else want
         raise DrawUnavailable(f"the draw is to give {shown}, but no such card lies in the draw pile")
+
+
+def named_draws(st: State) -> ForcedDraws | None:
+    """The state's ForcedDraws when some draw has been named for it, else None (a generator of its own)."""
+    chance = st.chance()
+    return chance if isinstance(chance, ForcedDraws) else None
 
 
 def forced(st: State) -> ForcedDraws:

@@ -13,6 +13,7 @@ from ..language.errors import ScenarioError, caret_excerpt, read_source
 from ..language.parser import PARSE_CACHE, SourceBuilder, build, grammar, parse_tree, pos_of, syntax_error, unquote
 from ..language.source import Citation, Pos
 from . import syntax as sc
+from .wellformed import check_player_names, check_rows, reserved_player_in
 
 SCENARIO_SUFFIX = ".scenario"
 
@@ -23,6 +24,7 @@ class ScenarioBuilder(SourceBuilder):
 
     def __init__(self, path: str, text: str) -> None:
         super().__init__(path)
+        self.text = text
         self.lines = text.splitlines()
 
     def _tp(self, tok: Token) -> Any:
@@ -34,11 +36,22 @@ class ScenarioBuilder(SourceBuilder):
 
     # --- header
     def start(self, meta: Any, header: dict[str, Any], setup: Any, steps: tuple[sc.Step, ...]) -> sc.Scenario:
+        assumes = header["assumes"]
         scenario = sc.Scenario(self.path, header["pos"], header["title"], tuple(header["cites"]),
-                               tuple(header["tags"]), tuple(header["assumes"]), header["questions"],
-                               header["answers"], setup, steps, tuple(header["faq"]))
+                               tuple(header["tags"]), tuple(name for name, _ in assumes), header["questions"],
+                               header["answers"], setup, steps, tuple(header["faq"]),
+                               tuple(pos for _, pos in assumes))
         self._check_faq(scenario, header["faq_pos"])
+        self._check_setup(setup)
         return scenario
+
+    def _check_setup(self, setup: sc.Table | sc.Deal) -> None:
+        """A scenario file's players have names the language reads as names, and a table a row for each player
+        of the round. Only a scenario file is held to this: a game log's or the desk's table, read by
+        parse_table_lines, is what its reader (the referee, the desk) accepts."""
+        check_player_names(setup.players, setup.players_pos, self.text)
+        if isinstance(setup, sc.Table):
+            check_rows(setup, self.text)
 
     def _check_faq(self, scenario: sc.Scenario, pos: Any) -> None:
         """An `answers` line publishes this scenario's answer under a rulebook FAQ question: it must
@@ -76,7 +89,7 @@ class ScenarioBuilder(SourceBuilder):
         return ("tags", [str(n) for n in names])
 
     def m_assumes(self, meta: Any, *names: Token) -> tuple[str, Any]:
-        return ("assumes", [str(n) for n in names])
+        return ("assumes", [(str(n), self._tp(n)) for n in names])
 
     def m_answers_faq(self, meta: Any, *paras: Token) -> tuple[str, Any]:
         return ("faq", ([str(p) for p in paras], self._p(meta)))
@@ -89,7 +102,8 @@ class ScenarioBuilder(SourceBuilder):
 
     # --- setup
     def deal(self, meta: Any, seed: Token, *players: Token) -> sc.Deal:
-        return sc.Deal(self._p(meta), int(seed), tuple(str(p) for p in players))
+        return sc.Deal(self._p(meta), int(seed), tuple(str(p) for p in players),
+                       tuple(self._tp(p) for p in players))
 
     def table(self, meta: Any, *lines: tuple[str, Any]) -> sc.Table:
         parts: dict[str, list[Any]] = {k: [] for k in ("players", "tableau", "active", "phase", "seed", "knows",
@@ -101,14 +115,15 @@ class ScenarioBuilder(SourceBuilder):
         def last(key: str) -> Any:
             return parts[key][-1] if parts[key] else None
 
-        players = tuple(p for group in parts["players"] for p in group)
-        return sc.Table(self._p(meta), players, tuple(parts["tableau"]), last("active"), last("phase"),
-                        last("seed") or 0, tuple(parts["knows"]), tuple(parts["holds"]), tuple(parts["set"]),
-                        last("among"), last("round"), last("turn"), tuple(parts["marked"]),
-                        tuple(parts["window"]), tuple(parts["waiting"]), last("protected"))
+        players = [p for group in parts["players"] for p in group]
+        return sc.Table(self._p(meta), tuple(name for name, _ in players), tuple(parts["tableau"]), last("active"),
+                        last("phase"), last("seed") or 0, tuple(parts["knows"]), tuple(parts["holds"]),
+                        tuple(parts["set"]), last("among"), last("round"), last("turn"), tuple(parts["marked"]),
+                        tuple(parts["window"]), tuple(parts["waiting"]), last("protected"),
+                        tuple(pos for _, pos in players))
 
     def t_players(self, meta: Any, *names: Token) -> tuple[str, Any]:
-        return ("players", [str(n) for n in names])
+        return ("players", [(str(n), self._tp(n)) for n in names])
 
     def card_list(self, meta: Any, *names: Token | None) -> tuple[str | None, ...]:
         return tuple(None if str(n) == "_" else str(n) for n in names if n is not None)
@@ -332,7 +347,10 @@ def parse_scenario_text(text: str, path: str) -> sc.Scenario:
     try:
         tree = parse_tree("scenario", source)
     except UnexpectedInput as err:
-        raise syntax_error(err, path, source, grammar("scenario"), ScenarioError, "scenario") from None
+        # A player named by a word of the language breaks the parse where the name is read as the word:
+        # the name is the mistake, so it is reported in its place rather than the token that follows it.
+        raise reserved_player_in(source, path) or syntax_error(err, path, source, grammar("scenario"),
+                                                               ScenarioError, "scenario") from None
     result: sc.Scenario = build(tree, ScenarioBuilder(path, source))
     return result
 

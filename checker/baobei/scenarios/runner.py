@@ -21,9 +21,10 @@ from ..language.load import load_ruleset
 from ..language.paths import default_rules_dir
 from ..language.source import Citation, Pos
 from . import syntax as sc
-from .draws import DrawUnavailable, forced
+from .draws import DrawUnavailable, forced, named_draws
 from .expectations import check_expectation
 from .setup import build_table, to_move
+from .wellformed import check_assumes
 
 _ENGINES: dict[Path, Engine] = {}
 
@@ -103,6 +104,8 @@ class Replay:
         self.scenario = scenario
         self.snapshots = snapshots
         self.trace: list[TraceEntry] = []
+        self.named: list[sc.Draws] = []  # the `draws` lines whose cards the next move is still to draw
+        check_assumes(scenario, eng.rules.assumptions)
         self.st = self._setup()
 
     def _setup(self) -> State:
@@ -127,7 +130,7 @@ class Replay:
             failure = self.step(step)
             if failure is not None:
                 return failure
-        return None
+        return self._undrawn(None)
 
     def step(self, step: sc.Step) -> Failure | None:
         if isinstance(step, sc.DoMove):
@@ -150,8 +153,26 @@ class Replay:
             raise ScenarioError(step.pos, f"unknown species {', '.join(unknown)}; the deck has: "
                                 f"{', '.join(self.eng.rules.species)}")
         forced(self.st).name(list(step.cards))
+        self.named.append(step)
         self.trace.append(TraceEntry(step.pos, "draws " + ", ".join(step.cards)))
         return None
+
+    def _undrawn(self, move: str | None) -> Failure | None:
+        """The cards `draws` lines name for a move that the move (None: no move after them) did not draw: a
+        `draws` line gives the cards of the next move's draws, and a card left over would silently be the
+        card of some later draw."""
+        chance = named_draws(self.st)
+        if chance is None or not chance.wanted or not self.named:
+            self.named.clear()
+            return None
+        line, left = self.named[-1], ", ".join(str(c) for c in chance.wanted)
+        named = sum(len(d.cards) for d in self.named)
+        if move is None:
+            message = f"the `draws` line names {_cards(named)} but no move after it draws: {left} not drawn"
+        else:
+            message = (f"the `draws` line names {_cards(named)} for the move after it, {move}, but that move drew "
+                       f"{_cards(chance.drawn)} from the draw pile: {left} not drawn; name only the cards it draws")
+        return Failure(line.pos, "draws " + ", ".join(line.cards), message)
 
     def _said(self, words: str) -> str | None:
         """Whether the rules said these words (a `say` of the rules) at the latest move."""
@@ -175,6 +196,9 @@ class Replay:
         """Play a legal move, record it, and check what the rules promise after it."""
         text = self.eng.describe(self.st, move)
         before = self.st.copy() if self.eng.transition_fns else None
+        chance = named_draws(self.st)
+        if chance is not None:
+            chance.count_from_here()
         try:
             events = self.eng.push(self.st, move)
         except EngineError as err:
@@ -187,7 +211,7 @@ class Replay:
             entry.state = self.st.copy()
         self.trace.append(entry)
         broken = check_move(self.eng, before, move, self.st)
-        return None if broken is None else Failure(pos, text, broken)
+        return self._undrawn(text) if broken is None else Failure(pos, text, broken)
 
     def _simultaneous(self, step: sc.Simultaneous) -> Failure | None:
         """Calls marked simultaneous count in the order the rules' `simultaneous` declaration gives.
@@ -227,6 +251,10 @@ class Replay:
             return Failure(step.pos, f"reject {text}", f"expected a rejection citing {step.cite}, actual "
                            f"{rejection.cite}: {rejection.reason}{further}")
         return None
+
+
+def _cards(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
 
 
 def run_scenario(scenario: sc.Scenario, eng: Engine | None = None, snapshots: bool = False) -> ScenarioResult:

@@ -99,6 +99,7 @@ class Table:
     windows: tuple[WindowLine, ...] = ()  # oldest first: the last is the open window
     waiting: tuple[WaitingLine, ...] = ()  # first in line first
     protected: tuple[tuple[str, Pos], ...] | None = None  # None: as the rules' protections say
+    players_pos: tuple[Pos, ...] = ()  # where the `players` line names each of `players`, in the same order
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,7 @@ class Deal:
     pos: Pos
     seed: int
     players: tuple[str, ...]
+    players_pos: tuple[Pos, ...] = ()  # where the `deal` line names each of `players`, in the same order
 
 
 @dataclass(frozen=True)
@@ -164,3 +166,4 @@ class Scenario:
     setup: Table | Deal = field(hash=False)
     steps: tuple[Step, ...] = ()
     faq: tuple[str, ...] = ()  # the rulebook FAQ paragraphs this scenario's answer answers
+    assumes_pos: tuple[Pos, ...] = ()  # where the `assumes` lines name each of `assumes`, in the same order

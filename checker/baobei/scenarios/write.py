@@ -103,9 +103,12 @@ def card_refs(eng: Engine, st: State) -> dict[int, str]:
 
 
 def _tableau_lines(eng: Engine, st: State) -> list[str]:
+    """A row for every tableau with slots and for every player of the round: a scenario refuses a table that
+    leaves out a player of the round, whose empty tableau is an empty row (`bob:`)."""
     species = eng.facts.species
-    return [f"  {st.names[p]}: " + ", ".join("_" if c is None else species[c] for c in row)
-            for p, row in enumerate(st.tableaux) if row]
+    rows = [(st.names[p], ", ".join("_" if c is None else species[c] for c in row))
+            for p, row in enumerate(st.tableaux) if row or st.in_round >> p & 1]
+    return [f"  {name}: {cards}" if cards else f"  {name}:" for name, cards in rows]
 
 
 def _pile_lines(eng: Engine, st: State) -> list[str]:

@@ -14,8 +14,12 @@ from baobei.scenarios.parser import parse_scenario_text
 from baobei.scenarios.runner import run_scenario
 from baobei.scenarios.wellformed import reserved_words
 from baobei.scenarios.write import table_lines
-
-PATH = "input.scenario"
+from test_scenario_parser import (
+    PATH,  # assert_at names this file
+    assert_at,
+    line_col,
+)
+from test_scenario_parser import error_of as refused
 
 # A valid scenario; each test breaks one thing in it. alice's draw gives the top of the draw pile, one card.
 GOOD = """\
@@ -39,25 +43,9 @@ play
 """
 
 
-def line_col(text: str, needle: str) -> tuple[int, int]:
-    index = text.index(needle)
-    return text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1
-
-
 def broken(old: str, new: str) -> str:
     assert GOOD.count(old) == 1, old
     return GOOD.replace(old, new)
-
-
-def refused(text: str, engine: Engine) -> ScenarioError:
-    with pytest.raises(ScenarioError) as info:
-        run_scenario(parse_scenario_text(text, PATH), engine)
-    return info.value
-
-
-def assert_at(err: ScenarioError, text: str, needle: str) -> None:
-    line, column = line_col(text, needle)
-    assert (err.pos.file, err.pos.line, err.pos.column) == (PATH, line, column), str(err)
 
 
 def test_the_base_scenario_passes(default_engine: Engine) -> None:

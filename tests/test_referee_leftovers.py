@@ -202,3 +202,28 @@ def test_the_json_verdict_follows_its_schema_and_no_rule_is_empty(tmp_path: Path
     findings = outputs[1][1]["errors"]
     assert [f["rule"] is None for f in findings] == [True, True, False]
     assert not validator.is_valid({**outputs[1][1], "errors": [{**findings[0], "rule": ""}]})
+
+
+@pytest.mark.parametrize("name", ["seed", "turn"])
+def test_a_table_headers_player_named_by_a_scenario_word_is_refused_as_reserved(default_engine: Engine,
+                                                                                 name: str) -> None:
+    """A `table` header is read as a scenario's table, whose words (`seed`, `turn`) the claims do not reserve:
+    such a player is refused by name, not with the syntax error the table would give."""
+    table = [line.replace("ann", name) for line in TABLE["table"]]
+    with pytest.raises(LogError) as caught:
+        judge(default_engine, [{**TABLE, "players": [name, "ben"], "table": table}])
+    message = caught.value.message
+    assert message.startswith(f"found {name!r} as a player's name, but it is a reserved word"), message
+    assert "a log with `dealt` may use these names" in message
+
+
+def test_a_dealt_headers_player_may_be_named_by_a_scenario_word(default_engine: Engine) -> None:
+    writer = LogWriter(default_engine, RULES, ["seed", "turn"], 3)
+    rng = random.Random(3)
+    for _ in range(20):
+        move = default_engine.random_move(writer.st, rng)
+        if move is None:
+            break
+        writer.move(move)
+    verdict = judge(default_engine, [json.loads(line) for line in writer.lines])
+    assert verdict.legal, [f.why for f in verdict.findings]

@@ -35,6 +35,7 @@ from ..scenarios import syntax as sc
 from ..scenarios.expectations import check_expectation
 from ..scenarios.parser import parse_claim, parse_table_lines
 from ..scenarios.setup import build_table, known_pile
+from ..scenarios.wellformed import reserved_message, reserved_words
 from .explain import absent_slot, drawing_event, merged, missing_draw, starter_note, starters
 from .logfile import GameLog, Line, LogError
 from .moves import MoveReader, Refused
@@ -153,9 +154,19 @@ class Referee:
         return self.chance.st
 
     # ------------------------------------------------------------ the initial state
+    def _table_names(self) -> None:
+        """A header's `table` is read as a scenario's table, whose language reserves more words than the claims
+        do (`seed`, `turn`, ...): a player so named would make the table unreadable, so the name is refused as
+        such instead of as the syntax error it causes."""
+        reserved = [name for name in self.names if name in reserved_words()]
+        if reserved:
+            raise LogError(self.header_pos, f"{reserved_message(reserved[0])}; a log with a `table` header names its "
+                           "players as a scenario does (a log with `dealt` may use these names)")
+
     def _begin(self) -> None:
         header = self.log.header
         if "table" in header:
+            self._table_names()
             for labelled in header["table"]:
                 found = LABEL_IN_TABLE.search(labelled)
                 if found is not None:

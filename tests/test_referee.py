@@ -26,9 +26,9 @@ RULES = default_rules_dir()
 
 
 def write_log(eng: Engine, rules: Path, players: int, seed: int, moves: int = 400,
-              viewer: int | None = None) -> LogWriter:
-    """A seeded random game of at most `moves` moves, written as a game log."""
-    writer = LogWriter(eng, rules, [f"p{i + 1}" for i in range(players)], seed, viewer)
+              viewer: int | None = None, names: list[str] | None = None) -> LogWriter:
+    """A seeded random game of at most `moves` moves, written as a game log (players p1, p2 ... unless named)."""
+    writer = LogWriter(eng, rules, names or [f"p{i + 1}" for i in range(players)], seed, viewer)
     rng = random.Random(seed)
     for _ in range(moves):
         move = eng.random_move(writer.st, rng)

@@ -5,7 +5,6 @@ BAO caller's turn too many, outcomes the move did not make). Each test failed be
 from __future__ import annotations
 
 import json
-import random
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -16,6 +15,7 @@ from baobei.language.paths import default_rules_dir
 from baobei.referee.judge import Verdict, referee
 from baobei.referee.logfile import LogError, parse_log
 from baobei.referee.write import LogWriter
+from test_referee import write_log
 
 Line = dict[str, Any]
 RULES = default_rules_dir()
@@ -31,13 +31,7 @@ def judge(eng: Engine, lines: list[Line]) -> Verdict:
 
 @pytest.fixture(scope="module")
 def game(default_engine: Engine) -> tuple[LogWriter, list[Line]]:
-    writer = LogWriter(default_engine, RULES, ["p1", "p2", "p3"], 7, None)
-    rng = random.Random(7)
-    for _ in range(60):
-        move = default_engine.random_move(writer.st, rng)
-        if move is None:
-            break
-        writer.move(move)
+    writer = write_log(default_engine, RULES, 3, 7, 60)
     lines = [json.loads(line) for line in writer.lines]
     # Up to the first recycle or new deal: until then every draw is the next card of the pile as dealt.
     end = next((i for i, line in enumerate(lines) if i > 0 and ("shuffles" in line or "dealt" in line)), len(lines))

@@ -27,6 +27,7 @@ from baobei.referee.judge import Finding, Verdict, referee
 from baobei.referee.logfile import LogError, parse_log, schema
 from baobei.referee.write import LogWriter
 from jsonschema import Draft202012Validator
+from test_referee import write_log
 
 Line = dict[str, Any]
 Capture = pytest.CaptureFixture[str]
@@ -218,12 +219,6 @@ def test_a_table_headers_player_named_by_a_scenario_word_is_refused_as_reserved(
 
 
 def test_a_dealt_headers_player_may_be_named_by_a_scenario_word(default_engine: Engine) -> None:
-    writer = LogWriter(default_engine, RULES, ["seed", "turn"], 3)
-    rng = random.Random(3)
-    for _ in range(20):
-        move = default_engine.random_move(writer.st, rng)
-        if move is None:
-            break
-        writer.move(move)
+    writer = write_log(default_engine, RULES, 2, 3, 20, names=["seed", "turn"])
     verdict = judge(default_engine, [json.loads(line) for line in writer.lines])
     assert verdict.legal, [f.why for f in verdict.findings]

@@ -10,7 +10,7 @@ import pytest
 from baobei.engine.engine import Engine
 from baobei.language.errors import ScenarioError
 from baobei.referee.logfile import schema
-from baobei.scenarios.parser import parse_scenario_text
+from baobei.scenarios.parser import parse_scenario_text, parse_table_lines
 from baobei.scenarios.runner import run_scenario
 from baobei.scenarios.wellformed import reserved_words
 from baobei.scenarios.write import table_lines
@@ -130,3 +130,12 @@ def test_the_referees_reserved_player_names_are_reserved_in_scenarios() -> None:
     those words too (with the rest of its language's)."""
     claim_words = set(schema()["$defs"]["player"]["allOf"][1]["not"]["enum"])
     assert claim_words <= reserved_words()
+
+
+def test_a_table_read_alone_names_a_reserved_player_in_its_place() -> None:
+    """The tables of game logs and of the desk are read alone (parse_table_lines): a player named by a word of
+    the language is reported there as in a scenario file, at the name, not as the syntax error it causes."""
+    with pytest.raises(ScenarioError) as info:
+        parse_table_lines(["players seed bob", "seed: Spatz", "bob: Star"], "log table")
+    assert (info.value.pos.line, info.value.pos.column) == (2, 9)  # the table's own first line is line 1
+    assert info.value.message.startswith("found 'seed' as a player's name, but it is a reserved word")

@@ -372,8 +372,8 @@ def parse_table_lines(lines: list[str], where: str) -> sc.Table:
     source = "table\n" + "".join(line + "\n" for line in lines)
     try:
         tree = lark.parse(source)
-    except UnexpectedInput as err:
-        raise syntax_error(err, where, source, lark, ScenarioError) from None
+    except UnexpectedInput as err:  # a reserved word as a player's name is reported as in a scenario file
+        raise reserved_player_in(source, where) or syntax_error(err, where, source, lark, ScenarioError) from None
     result = build(tree, ScenarioBuilder(where, source))
     if not isinstance(result, sc.Table):
         raise ScenarioError(Pos(where, 1, 1), "expected the lines of a table")

@@ -347,3 +347,35 @@ def test_z3_over_identical_rules_finds_no_parting_move(tmp_path: Path, capsys: C
                          "--bmc-depth", "2", "--players", "2", "--matches", "0", "--out", str(tmp_path / "out"))
     bmc = data["situation"]["search"]["bmc"]  # type: ignore[index]
     assert code == 0 and bmc["found"] == -1 and bmc["depth"] == 2 and not bmc["reason"]
+
+
+DROP_D18: tuple[Edit, ...] = ((
+    "03_turn.bao",
+    'assumption D18 "The neutral first card may be taken" § 1.3 [P10] § FAQ [P192] {\n'
+    '  choice "The card turned up at setup opens no pluck window and triggers nothing, but the starting player '
+    'may take it like any top discard."\n'
+    '  reason "Taking the discard is a normal action (§ 2.3) and § 1.3 only removes the card\'s special effects."\n'
+    '}\n', ""),)
+
+
+def test_a_version_that_drops_an_assumption_still_answers_and_says_what_the_answer_rested_on(
+        tmp_path: Path) -> None:
+    """A rules editor who drops a decision wants both: the scenarios that rest on it, and what the rules
+    answer without it. The scenario is replayed under NEW without the assumption (outside `compare` it is
+    refused), and the answer counts as changed: it no longer rests on a declared decision."""
+    from baobei.compare.answers import PASSED, AnswerReport, compare_one
+    from baobei.compare.report import _answers_json
+
+    new = Engine(load_ruleset(variant(tmp_path, DROP_D18)))
+    old = Engine(load_ruleset(default_rules_dir()))
+    scenario = parse_scenario_file(PROJECT_ROOT / "scenarios/setup/neutral_first_card_may_be_taken.scenario")
+    assert "D18" in scenario.assumes
+    changed = compare_one(scenario, old, new)
+    assert changed is not None and changed.answer_changed
+    assert (changed.old.status, changed.old.undeclared) == (PASSED, ())
+    assert (changed.new.status, changed.new.undeclared) == (PASSED, ("D18",))  # the rules answer as before
+    assert changed.new_side.does == ("rests on D18, which these rules do not declare",)
+    report = AnswerReport(1, changed=[changed])
+    assert _answers_json(report)["changed"][0]["new"]["undeclared"] == ["D18"]
+    with pytest.raises(BaoError, match="declare no decision or assumption"):  # outside compare: refused
+        run_scenario(scenario, new)

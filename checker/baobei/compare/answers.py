@@ -10,6 +10,7 @@ The FAQ entries are scenarios with a question and an answer (`answers P...` for 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from ..engine.engine import Engine
 from ..engine.runtime import Event
 from ..language.errors import BaoError, Rejection
 from ..language.paths import shown_path
+from ..language.syntax import Pos
 from ..scenarios import syntax as sc
 from ..scenarios.parser import parse_scenario_file
 from ..scenarios.runner import Replay, ScenarioResult, TraceEntry, run_scenario
@@ -38,6 +40,9 @@ class Outcome:
     message: str = ""  # the failure or the error, in words
     line: int = 0  # where it failed (0: nowhere, or unknown)
     trace: tuple[TraceEntry, ...] = ()
+    # The decisions and assumptions the scenario `assumes` that these rules do not declare: the replay went
+    # ahead without them (a version that drops an assumption is asked what its rules now answer).
+    undeclared: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,8 +67,9 @@ class ChangedAnswer:
 
     @property
     def answer_changed(self) -> bool:
-        """Whether the verdict changed (pass, fail, error), not only the way there."""
-        return self.old.status != self.new.status or self.old.message != self.new.message
+        """Whether the verdict changed (pass, fail, error), or what it rests on, not only the way there."""
+        return (self.old.status, self.old.message, self.old.undeclared) != \
+            (self.new.status, self.new.message, self.new.undeclared)
 
 
 @dataclass
@@ -93,8 +99,11 @@ def compare_answers(files: list[Path], old: Engine, new: Engine,
 def compare_one(scenario: sc.Scenario, old: Engine, new: Engine) -> ChangedAnswer | None:
     a, b = replay(scenario, old), replay(scenario, new)
     index = first_difference(a, b)
-    if index is None:
+    if index is None and a.undeclared == b.undeclared:
         return None
+    if index is None:  # the same replay, resting on an assumption one version no longer declares
+        return ChangedAnswer(shown_path(scenario.path), scenario.title, faq_of(scenario), a, b, 0, "",
+                             _resting(a), _resting(b))
     entry = _entry(a, index) or _entry(b, index)
     if ERROR in (a.status, b.status) or entry is None:
         line, step = max(a.line, b.line), ""
@@ -112,11 +121,31 @@ def faq_of(scenario: sc.Scenario) -> tuple[str, ...]:
 
 
 def replay(scenario: sc.Scenario, eng: Engine) -> Outcome:
+    """The scenario under these rules. One that `assumes` a decision they do not declare is replayed without
+    it (outside `compare` it is refused: it rests on a decision of other rules), and the outcome names it."""
+    undeclared = tuple(ident for ident in scenario.assumes if ident not in eng.rules.assumptions)
+    if undeclared:
+        kept = [(ident, pos) for ident, pos in zip(scenario.assumes, _assumes_places(scenario), strict=True)
+                if ident not in undeclared]
+        scenario = dataclasses.replace(scenario, assumes=tuple(i for i, _ in kept),
+                                       assumes_pos=tuple(pos for _, pos in kept))
     try:
         result = run_scenario(scenario, eng, snapshots=True)
     except BaoError as err:  # it does not load under these rules (a name they lack), or they fail on it
-        return Outcome(ERROR, str(err).splitlines()[0], getattr(getattr(err, "pos", None), "line", 0))
-    return _outcome(result)
+        return Outcome(ERROR, str(err).splitlines()[0], getattr(getattr(err, "pos", None), "line", 0),
+                       undeclared=undeclared)
+    return dataclasses.replace(_outcome(result), undeclared=undeclared)
+
+
+def _assumes_places(scenario: sc.Scenario) -> tuple[Pos, ...]:
+    return scenario.assumes_pos or (scenario.pos,) * len(scenario.assumes)
+
+
+def _resting(outcome: Outcome) -> Side:
+    """What a version's replay rests on, where that is all that differs."""
+    if not outcome.undeclared:
+        return Side(("rests only on decisions these rules declare",), ())
+    return Side((f"rests on {', '.join(outcome.undeclared)}, which these rules do not declare",), ())
 
 
 def _outcome(result: ScenarioResult) -> Outcome:

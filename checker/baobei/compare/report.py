@@ -95,7 +95,8 @@ def _groups(answers: list[ChangedAnswer]) -> list[list[ChangedAnswer]]:
     """Scenarios that part the same way (the same verdicts, the same doings and rules at the step) together."""
     groups: dict[tuple[object, ...], list[ChangedAnswer]] = {}
     for a in answers:
-        key = (a.old.status, a.old.message, a.new.status, a.new.message, a.old_side, a.new_side)
+        key = (a.old.status, a.old.message, a.old.undeclared, a.new.status, a.new.message, a.new.undeclared,
+               a.old_side, a.new_side)
         groups.setdefault(key, []).append(a)
     return list(groups.values())
 
@@ -130,13 +131,20 @@ def _short(text: str, wide: int = WIDE) -> str:
 
 
 def _verdict_words(o: Outcome) -> str:
-    return "passes" if o.status == PASSED else f"{o.status}: {o.message}" if o.message else o.status
+    words = "passes" if o.status == PASSED else f"{o.status}: {o.message}" if o.message else o.status
+    return words + _resting_words(o)
 
 
 def _outcome(o: Outcome) -> str:
     if o.status == PASSED:
-        return "passes"
-    return f"{o.status}" + (f" at line {o.line}" if o.line else "") + (f": {o.message}" if o.message else "")
+        return "passes" + _resting_words(o)
+    return f"{o.status}" + (f" at line {o.line}" if o.line else "") + (f": {o.message}" if o.message else "") + \
+        _resting_words(o)
+
+
+def _resting_words(o: Outcome) -> str:
+    """A replay that went ahead without an assumption its rules do not declare says so."""
+    return f" (without {', '.join(o.undeclared)}: not declared)" if o.undeclared else ""
 
 
 def _properties(report: PropertyReport) -> None:
@@ -239,7 +247,7 @@ def to_json(c: Comparison) -> dict[str, Any]:
 
 
 def _outcome_json(o: Outcome) -> dict[str, Any]:
-    return {"status": o.status, "line": o.line, "message": o.message}
+    return {"status": o.status, "line": o.line, "message": o.message, "undeclared": list(o.undeclared)}
 
 
 def _answers_json(r: AnswerReport) -> dict[str, Any]:

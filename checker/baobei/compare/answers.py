@@ -19,11 +19,11 @@ from ..engine.engine import Engine
 from ..engine.runtime import Event
 from ..language.errors import BaoError, Rejection
 from ..language.paths import shown_path
-from ..language.syntax import Pos
 from ..scenarios import syntax as sc
 from ..scenarios.parser import parse_scenario_file
 from ..scenarios.runner import Replay, ScenarioResult, TraceEntry, run_scenario
 from ..scenarios.setup import to_move
+from ..scenarios.wellformed import without_undeclared
 
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 REJECTED = "  -> REJECTED"  # how a replay's trace marks a move it expected legal and the rules refused
@@ -123,22 +123,13 @@ def faq_of(scenario: sc.Scenario) -> tuple[str, ...]:
 def replay(scenario: sc.Scenario, eng: Engine) -> Outcome:
     """The scenario under these rules. One that `assumes` a decision they do not declare is replayed without
     it (outside `compare` it is refused: it rests on a decision of other rules), and the outcome names it."""
-    undeclared = tuple(ident for ident in scenario.assumes if ident not in eng.rules.assumptions)
-    if undeclared:
-        kept = [(ident, pos) for ident, pos in zip(scenario.assumes, _assumes_places(scenario), strict=True)
-                if ident not in undeclared]
-        scenario = dataclasses.replace(scenario, assumes=tuple(i for i, _ in kept),
-                                       assumes_pos=tuple(pos for _, pos in kept))
+    scenario, undeclared = without_undeclared(scenario, eng.rules.assumptions)
     try:
         result = run_scenario(scenario, eng, snapshots=True)
     except BaoError as err:  # it does not load under these rules (a name they lack), or they fail on it
         return Outcome(ERROR, str(err).splitlines()[0], getattr(getattr(err, "pos", None), "line", 0),
                        undeclared=undeclared)
     return dataclasses.replace(_outcome(result), undeclared=undeclared)
-
-
-def _assumes_places(scenario: sc.Scenario) -> tuple[Pos, ...]:
-    return scenario.assumes_pos or (scenario.pos,) * len(scenario.assumes)
 
 
 def _resting(outcome: Outcome) -> Side:

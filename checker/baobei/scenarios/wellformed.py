@@ -8,6 +8,7 @@ wrongly. The checks here refuse them with the file, line and column, what was fo
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from collections.abc import Iterable
@@ -94,6 +95,19 @@ def _names_declared(tree: Tree[Token]) -> Iterable[Token]:
     are all inside its lines)."""
     for sub in (tree, *tree.find_data(_PLAYERS_LINE)):
         yield from (t for t in sub.children if isinstance(t, Token) and t.type == "NAME")
+
+
+def without_undeclared(scenario: sc.Scenario, known: Iterable[str]) -> tuple[sc.Scenario, tuple[str, ...]]:
+    """The scenario with only the decisions and assumptions it `assumes` that the rules declare, and those it
+    assumes that they do not (what `check_assumes` refuses; `compare` replays without them)."""
+    declared = set(known)
+    kept = [i for i, ident in enumerate(scenario.assumes) if ident in declared]
+    if len(kept) == len(scenario.assumes):
+        return scenario, ()
+    undeclared = tuple(ident for ident in scenario.assumes if ident not in declared)
+    positions = tuple(scenario.assumes_pos[i] for i in kept) if scenario.assumes_pos else ()
+    return dataclasses.replace(scenario, assumes=tuple(scenario.assumes[i] for i in kept),
+                               assumes_pos=positions), undeclared
 
 
 def check_assumes(scenario: sc.Scenario, known: Iterable[str]) -> None:

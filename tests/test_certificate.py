@@ -28,7 +28,7 @@ def rules_copy(tmp_path: Path) -> Path:
 
 def proved(label: str) -> InductionReport:
     # What the record says is the plumbing's to carry: made here, not by a run of induction.
-    return InductionReport(inductive={label}, lemmas=["two_wait_at_most"], seconds=12.5)
+    return InductionReport(inductive={label}, lemmas=["two_wait_at_most"], facts=["single_negative"], seconds=12.5)
 
 
 def test_a_record_is_used_for_its_rules_and_code_only(rules_copy: Path) -> None:
@@ -93,10 +93,11 @@ def test_verify_reports_a_recorded_proof_and_says_when_the_record_is_stale(rules
     (result,) = verified.results
     assert result.outcome.status == "inductive"
     assert "proved for every reachable state" in result.outcome.detail and FILE in result.outcome.detail
-    assert "lemmas: two_wait_at_most" in result.outcome.detail
+    assert "lemmas: two_wait_at_most; assuming what holds in every state: single_negative" in result.outcome.detail
     data = json.loads(results_json({"rules": "rules/", "player_counts": [2], "seconds": 1.0, "cpu_seconds": 1.0,
                                     "tally": {"inductive": 1}}, verified))
-    assert data["induction"]["2"] == {"seconds": 12.5, "lemmas_proved": ["two_wait_at_most"], "recorded": True}
+    assert data["induction"]["2"] == {"seconds": 12.5, "lemmas_proved": ["two_wait_at_most"],
+                                      "facts_assumed": ["single_negative"], "recorded": True}
     Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(data)
     with (rules_copy / "09_invariants.bao").open("a", encoding="utf-8") as f:
         f.write("\n# edited\n")

@@ -26,8 +26,11 @@ def test_claims_that_read_cards_are_left_out_with_their_reason(rules: Ruleset) -
     labels = {f"invariant {name}" for name in rules.invariants}
     claims, transitions, left_out = classify(rules, 2, labels)
     tried = {d.ident for d in claims} | {d.ident for d in transitions}
-    # Round values are sums of card values; hands are cards: free cards cannot decide them.
-    assert {"invariant single_negative", "invariant hands_empty_at_turn_start"} <= set(left_out)
+    # Hands are cards, and who knows a card is a question about one card: free cards cannot decide them.
+    assert {"invariant hands_empty_at_turn_start", "invariant discard_top_known"} <= set(left_out)
+    # A round value is a sum over a tableau's cards that reads nothing else: the store keeps its answer
+    # while nothing moves, so the claims about the scores a round notes are tried.
+    assert {"failed_bao_noted", "successful_bao_noted", "caller_noted_lowest"} <= {d.ident for d in claims}
     assert all(why.startswith("reads the cards") for why in left_out.values())
     # `source` is a card too: a claim about one ability is left out by its name alone.
     assert "whose ability" in left_out["invariant abilities_teach_their_user"]
@@ -151,7 +154,7 @@ def test_a_transition_invariant_z3_gave_up_on_is_asked_again_with_more_time(
     monkeypatch.setattr(induction, "_unless_failed", lambda name, post, goal: goal)
     rel = types.SimpleNamespace(side=[], pre={("err",): z3.BoolVal(False)})
     step = types.SimpleNamespace(cm=types.SimpleNamespace(name="deal", decl=types.SimpleNamespace(is_ability=False)),
-                                 player=z3.Int("player"), allowed=z3.BoolVal(True), post=None)
+                                 player=z3.Int("player"), allowed=z3.BoolVal(True), post=None, facts=[])
     decl = types.SimpleNamespace(ident="t")
     found = induction._transition(None, rel, [step], [], decl, lambda: None)  # type: ignore[arg-type]
     assert made == [induction.CHECK_MS, induction.RETRY_MS]
@@ -181,3 +184,104 @@ def test_a_question_about_one_part_of_the_cards_keeps_its_answer_when_another_pa
     before = answers()
     store.written()
     assert all(answers()[p] is not before[p] for p in questions)  # every part written: every answer afresh
+
+
+def _free_store(rules: Ruleset, players: int = 2):  # type: ignore[no-untyped-def]
+    from baobei.proofs.arguments import fresh_maker
+    from baobei.proofs.store import Codes, fresh_free_store
+
+    store = fresh_free_store(Codes(rules, players), "t")
+    store.fresh = fresh_maker("t")
+    return store
+
+
+def _round_value(rules: Ruleset, store: object, player: object) -> object:
+    from baobei.proofs.translate import Translator
+    from test_properties import parse_expr
+
+    return Translator(rules, store).expr(parse_expr("round_value(p)"), {"p": player})  # type: ignore[arg-type]
+
+
+def test_a_round_value_keeps_its_answer_until_a_card_moves(rules: Ruleset) -> None:
+    """A sum over a tableau's cards that reads only each card's facts is a question about the cards alone:
+    the store keeps its answer while the variables change (the scores a routine notes from it), and a
+    claim about it reads the same value the routine read. A sum whose body reads the state does not."""
+    from baobei.proofs import terms as T
+    from baobei.proofs.store import LAYOUT, reads_cards
+    from baobei.proofs.translate import PlayerV, Translator
+    from test_properties import parse_expr
+
+    store = _free_store(rules)
+    alice = PlayerV(T.num(0))
+    first = _round_value(rules, store, alice)
+    before = Translator(rules, store).expr(parse_expr("sum c in cards(p): value(c) + round"), {"p": alice})
+    store[("round",)] = T.add(store[("round",)], 1)  # a variable changes: a new content of the store
+    assert _round_value(rules, store, alice) is first
+    assert Translator(rules, store).expr(parse_expr("sum c in cards(p): value(c) + round"), {"p": alice}) != before
+    assert not reads_cards(first.term)  # type: ignore[attr-defined]  # a claim about it is tried by induction
+    store.written(LAYOUT)
+    assert _round_value(rules, store, alice) is not first  # a card moved: asked afresh
+
+
+def test_a_move_that_moves_cards_on_some_paths_keeps_the_answers_of_the_others(rules: Ruleset) -> None:
+    """After a move whose paths join, the cards' epoch is If(path, new, old): a question's answer is the new
+    epoch's on the paths that moved a card and the old one's on the others (the end of a turn that scores
+    the round moves nothing, but the abilities that may settle in it do)."""
+    import z3
+    from baobei.proofs import terms as T
+    from baobei.proofs.store import EPOCHS, LAYOUT
+    from baobei.proofs.translate import PlayerV
+
+    store = _free_store(rules)
+    alice = PlayerV(T.num(0))
+    old = _round_value(rules, store, alice)
+    moved = z3.Bool("moved")
+    store.t[EPOCHS[LAYOUT]] = T.ite(moved, z3.Int("new_epoch"), store.t[EPOCHS[LAYOUT]])
+    after = _round_value(rules, store, alice)
+    solver = z3.Solver()
+    assert solver.check(z3.Not(moved), after.term != old.term) == z3.unsat  # type: ignore[attr-defined]
+    assert solver.check(moved, after.term != old.term) == z3.sat  # type: ignore[attr-defined]
+
+
+def test_a_tableau_of_a_player_the_state_names_is_the_tableau_of_that_seat(rules: Ruleset) -> None:
+    """The caller's round value in a claim and the round value a routine noted seat by seat are one value
+    when the caller is that seat: the answer about the caller's tableau is the answer about each seat."""
+    import z3
+    from baobei.proofs import terms as T
+    from baobei.proofs.translate import PlayerV
+
+    store = _free_store(rules, 3)
+    caller = z3.Int("caller")
+    by_seat = [_round_value(rules, store, PlayerV(T.num(q))) for q in range(3)]
+    named = _round_value(rules, store, PlayerV(caller))
+    solver = z3.Solver()
+    for q, value in enumerate(by_seat):
+        assert solver.check(caller == q, named.term != value.term) == z3.unsat  # type: ignore[attr-defined]
+    assert solver.check(caller == 1, named.term != by_seat[0].term) == z3.sat  # type: ignore[attr-defined]
+
+
+def test_induction_assumes_what_z3_proves_of_every_state_and_the_free_cards_can_state(rules: Ruleset) -> None:
+    """single_negative holds in every state (Z3 over every state of the cards); over free cards it is a fact
+    about the round values that no move could teach: induction assumes it before and after every move.
+    A claim about reached states, or one the free cards cannot state (every card in one place), is no fact."""
+    from baobei.proofs.induction import every_state_facts
+
+    facts = {d.ident for d in every_state_facts(rules, 2)}
+    assert {"single_negative", "negative_caller_succeeds"} <= facts
+    assert not facts & {"card_conservation", "failed_bao_noted", "peek_limit"}
+    assert all(not rules.invariants[name].reachable for name in facts)
+
+
+def test_a_claim_about_every_state_that_z3_refutes_is_no_fact(tmp_path: Path) -> None:
+    """Assuming a claim that does not hold in every state would prove anything: one Z3 refutes is left out."""
+    import shutil
+
+    from baobei.proofs.induction import every_state_facts
+
+    variant = tmp_path / "rules"
+    shutil.copytree(RULES, variant)
+    (variant / "10_extra.bao").write_text(
+        'invariant no_negative_value "No round value below zero" § 5.1 [P113] {\n'
+        "  holds all p in players: round_value(p) >= 0\n}\n", encoding="utf-8")
+    facts = {d.ident for d in every_state_facts(load_ruleset(variant), 2)}
+    assert "single_negative" in facts and "no_negative_value" not in facts

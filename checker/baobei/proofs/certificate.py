@@ -125,7 +125,8 @@ def kept(rules_dir: Path) -> Kept:
 def _report(entry: dict[str, Any]) -> InductionReport:
     return InductionReport(inductive=set(entry["inductive"]), dropped=dict(entry["dropped"]),
                            ctis={k: list(v) for k, v in entry["ctis"].items()}, lemmas=list(entry["lemmas"]),
-                           bounds=str(entry["bounds"]), seconds=float(entry["seconds"]), kept=True)
+                           facts=list(entry.get("facts", [])), bounds=str(entry["bounds"]),
+                           seconds=float(entry["seconds"]), kept=True)
 
 
 def record(rules_dir: Path, reports: dict[int, InductionReport], current: str) -> Path:
@@ -136,7 +137,7 @@ def record(rules_dir: Path, reports: dict[int, InductionReport], current: str) -
     for n, report in sorted(reports.items()):
         counts[str(n)] = {"inductive": sorted(report.inductive), "dropped": dict(sorted(report.dropped.items())),
                           "ctis": dict(sorted(report.ctis.items())), "lemmas": sorted(report.lemmas),
-                          "bounds": report.bounds, "seconds": round(report.seconds, 1)}
+                          "facts": sorted(report.facts), "bounds": report.bounds, "seconds": round(report.seconds, 1)}
     path = certificate_path(rules_dir)
     ordered = dict(sorted(counts.items(), key=lambda item: int(item[0])))
     text = json.dumps({"format": FORMAT, "key": current, "counts": ordered}, indent=1, ensure_ascii=False)

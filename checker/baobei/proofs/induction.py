@@ -18,6 +18,9 @@ failed on it: there the engine raises, and no state follows. Whether that can ha
 judged like the others (free cards rarely prove it: a free pile may be empty where a deal needs cards; the
 engine's searches and bounded model checking look for moves the rules cannot carry out). Transition
 invariants (`old(...)`) and progress are judged on one step from any state satisfying the claims proved.
+Every step also assumes, before and after the move, the rules' claims about every state that Z3 proves
+over every state of the cards (`every_state_facts`): they hold in every state, and they state what the
+cards decide and free cards cannot (at most one round value below zero).
 
 A claim's proof is for every state of the real deck: cards are symbolic, slots unbounded, totals free.
 """
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +45,7 @@ from ..language.walk import free_names
 from . import terms as T
 from .arguments import fresh_args, fresh_maker
 from .concrete import state_of, store_of
+from .distribution import prove_state
 from .machine import Feasible, Path, SymEngine, explore, join
 from .store import (
     EPOCHS,
@@ -99,6 +103,7 @@ class Step:
     allowed: Z  # the arguments lie in their domains and the engine's legality admits the move
     post: SymStore
     seconds: float
+    facts: list[Z] = field(default_factory=list)  # what holds in every state, stated of the state after it
 
 
 @dataclass
@@ -213,9 +218,10 @@ RETRY_MS = 120_000  # a claim alone Z3 gave up on is asked once more with this t
 
 def prove(rules: Ruleset, players: int, names: list[str], claims: list[s.InvariantDecl],
           transitions: list[s.InvariantDecl], progress: list[s.ProgressDecl], assumed: list[s.InvariantDecl],
-          deadline: Callable[[], None]) -> Proof:
+          deadline: Callable[[], None], facts: Sequence[s.InvariantDecl] = ()) -> Proof:
     """Induction for one player count (see the module docstring). `assumed`: claims proved for every
-    state by other means (they read no transition), assumed before every move."""
+    state by other means (they read no transition), assumed before every move; `facts`: claims true in
+    every state (`every_state_facts`), assumed before and after every move."""
     began = time.perf_counter()
     out = Proof(players)
     rel = Relation(rules, players, names)
@@ -226,6 +232,8 @@ def prove(rules: Ruleset, players: int, names: list[str], claims: list[s.Invaria
     _base_case(rules, rel, rel.initial(), alive, out)
     # The steps are built once, for every state of the encoding: Houdini only weakens what it assumes.
     steps = rel.build(deadline)
+    for step in steps:
+        step.facts = [claim(Translator(rules, step.post), d) for d in facts]
     houdini(steps, alive, lambda step: _houdini_step(rules, rel, step, base, pre_claims, alive, out), deadline)
     out.steps = len(steps)
     out.proved = sorted(alive)
@@ -281,7 +289,8 @@ def _houdini_step(rules: Ruleset, rel: Relation, step: Step, base: list[Z], pre_
     goals = {name: _unless_failed(name, step.post, g) for name, g in goals.items() if not T.same(g, pre_claims[name])}
     if not goals:
         return False
-    hypotheses = [*rel.side, *base, step.allowed, T.not_(rel.pre[("err",)]), *[pre_claims[name] for name in alive]]
+    hypotheses = [*rel.side, *base, *step.facts, step.allowed, T.not_(rel.pre[("err",)]),
+                  *[pre_claims[name] for name in alive]]
     solver = _solver(hypotheses, CHECK_MS)
     # Every claim at once: usually the step keeps them all, and one query says so. A model breaks at least
     # one; each it breaks is dropped with it as its CTI, and the rest are asked again.
@@ -363,7 +372,7 @@ def _transition(rules: Ruleset, rel: Relation, steps: list[Step], assumed: list[
         if T.is_true(goal):
             continue
         for ms in (CHECK_MS, RETRY_MS):  # given up once, asked again with more time (as `_one_by_one` does)
-            solver = _solver([*rel.side, *assumed, step.allowed, T.not_(rel.pre[("err",)])], ms)
+            solver = _solver([*rel.side, *assumed, *step.facts, step.allowed, T.not_(rel.pre[("err",)])], ms)
             answer = T.check(solver, T.not_(goal))
             if answer != z3.unknown:
                 break
@@ -389,6 +398,7 @@ class InductionReport:
     dropped: dict[str, str] = field(default_factory=dict)  # label -> why not proved
     ctis: dict[str, list[str]] = field(default_factory=dict)  # label -> its counterexample to induction, as lines
     lemmas: list[str] = field(default_factory=list)  # the rules' lemmas proved with them
+    facts: list[str] = field(default_factory=list)  # the claims about every state assumed (every_state_facts)
     bounds: str = ""  # why nothing counts as proved (the encoding's bounds were not), "" when they were
     seconds: float = 0.0
     kept: bool = False  # read from the record `verify --certify` made (certificate.py), not judged in this run
@@ -398,12 +408,16 @@ def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
               deadline: Callable[[], None]) -> InductionReport:
     """Induction with free cards (store.FreeCards) over the invariants named in `labels` and the rules'
     lemmas: the claims that read no card are proved together (Houdini), then each transition invariant on
-    one move from every state satisfying them. A claim that reads the cards is not tried: the abstraction
-    leaves the cards out, so it could only fail (its reason says so)."""
+    one move from every state satisfying them, each step also assuming what holds in every state
+    (`every_state_facts`). A claim that reads the cards is not tried: the abstraction leaves the cards out, so
+    it could only fail (its reason says so). A round value is no such read: a sum over a tableau's cards that
+    reads nothing but their facts keeps its answer while no card moves (store.FreeCards)."""
     began = time.perf_counter()
     report = InductionReport()
     claims, transitions, report.dropped = classify(rules, players, labels)
-    proof = prove(rules, players, names, claims, transitions, [], [], deadline)
+    facts = every_state_facts(rules, players)
+    report.facts = [decl.ident for decl in facts]
+    proof = prove(rules, players, names, claims, transitions, [], [*facts], deadline, facts)
     missing = [name for name in (STRUCTURE, WITHIN_BOUNDS) if name not in proof.proved]
     if missing:
         # The relation is exact only for states within the encoding's bounds (a queue longer than it keeps
@@ -433,6 +447,27 @@ def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
             report.ctis[f"invariant {name}"] = cti_lines(rules, found)
     report.seconds = time.perf_counter() - began
     return report
+
+
+def every_state_facts(rules: Ruleset, players: int) -> list[s.InvariantDecl]:
+    """The rules' claims about every state (no `reachable`, no transition, no lemma) that Z3 proves over every
+    state of the cards (distribution.prove_state) and that the store with free cards can state: true in every
+    state, they are assumed before and after every move. What the cards decide and the free cards cannot,
+    they bring back: single_negative says that at most one round value is negative."""
+    probe_store = fresh_free_store(Codes(rules, players), "probe")
+    probe_store.fresh = fresh_maker("probe")
+    probe = Translator(rules, probe_store)
+    out = []
+    for decl in rules.invariants.values():
+        if decl.reachable or decl.two_state or decl.lemma:
+            continue
+        try:
+            free = reads_cards(claim(probe, decl))
+        except Unsupported:
+            continue
+        if not free and prove_state(rules, decl, players).status == "proved":
+            out.append(decl)
+    return out
 
 
 def classify(rules: Ruleset, players: int, labels: set[str]

@@ -34,6 +34,7 @@ from . import terms as T
 from .translate import (
     FALSE,
     NONE_ID,
+    PURE,
     TRUE,
     BoolV,
     CardV,
@@ -51,6 +52,7 @@ from .translate import (
     Unsupported,
     Z,
     is_none,
+    merge,
 )
 
 Key = tuple[Any, ...]
@@ -751,6 +753,9 @@ def fresh_store(codes: Codes, prefix: str, side: list[Z] | None = None) -> SymSt
 
 
 FREE_MARK = "free:"  # the name of every fresh answer of store.FreeCards
+# The name of a fresh answer about a tableau's list that its cards alone decide (LIST_QUESTIONS): a round
+# value, say. A claim reading only these is tried by induction (see `reads_cards`).
+LIST_MARK = "list:"
 # The parts of the cards that change apart, each with its epoch (a state key of the free store): where the
 # cards lie, who knows them, their marks. A question about one part keeps its answer while that part is not
 # written (FreeCards.written).
@@ -761,11 +766,23 @@ QUESTION_PART = {"knows": KNOWLEDGE, "marked": MARKS}  # the other stable questi
 # they depend on): answered once per state of the part they ask about (see FreeCards.answer).
 STABLE_QUESTIONS = frozenset({"card_at", "free_count", "free_slot", "added", "size", "top", "knows", "marked",
                               "free", "pile empty", "where", "where slot"})
+# The lists of a tableau the store does not keep, and the questions about one of them that its cards alone
+# decide: its size, whether a card is in it, and a quantifier over it that reads nothing but its item and
+# the deck's facts (translate.PURE). Their answers too stay the same while the layout does.
+TABLEAU_LISTS = frozenset({"cards", "slots"})
+LIST_QUESTIONS = frozenset({"size", "in", PURE})
 CARD_KEYS = frozenset({"loc", "slot", "ts", "known", "mark", "size", "nslots", "clock", "hand", "draws"})
 
 
+def _list_question(what: tuple[Any, ...]) -> bool:
+    """A question about a tableau's list that its cards alone decide (LIST_QUESTIONS)."""
+    return len(what) > 2 and what[0] in TABLEAU_LISTS and what[2] in LIST_QUESTIONS
+
+
 def reads_cards(term: Z) -> bool:
-    """Whether a term over a fresh store reads a part of the cards' layout (a `pre!loc.3`, say)."""
+    """Whether a term over a fresh store reads a part of the cards' layout (a `pre!loc.3`, say). An answer
+    about a tableau's list (LIST_MARK: a round value, a number of cards) does not count: store.FreeCards keeps
+    it while nothing moves, and through every path of a move that moves nothing, so induction can use it."""
     seen: set[int] = set()
     stack = [term]
     while stack:
@@ -872,7 +889,10 @@ class FreeCards(SymStore):
     Only what the rules keep about the game (the phase, the players, the windows, the waiting abilities,
     the variables) is kept. Whatever reads the cards (the card on a slot, a pile's top or size, who knows
     a card) answers a fresh value: the same value for the same question until something is written, then
-    a new one. Statements that move, show or mark cards write nothing but that something was written.
+    a new one (on the paths of a move that wrote it: `stable_answer`). Statements that move, show or mark
+    cards write nothing but that something was written. A tableau of a player the state names (the BAO
+    caller) is the tableau of the seat that player is (`tableau_list`), and a sum or count over a tableau's
+    cards that reads nothing but their facts (a round value) is a question about the cards alone.
     Every state of the game is among the states this store allows, so a claim proved with it holds; a
     claim about the cards usually cannot be proved with it (its CTI says so), and the precise store does.
     """
@@ -885,18 +905,38 @@ class FreeCards(SymStore):
         keeps its answer until the cards change (`written`), whatever else changes: that is what lets a
         claim see that closing a window or passing the turn leaves the cards, and what they allow, alone."""
         topic = what[1] if what and what[0] == "ask" and len(what) > 1 else what[0] if what else None
+        if _list_question(what):
+            return self.stable_answer(self.t[EPOCHS[LAYOUT]], what, kind)
         if topic in STABLE_QUESTIONS:
             key = ("stable", self.t[EPOCHS[QUESTION_PART.get(topic, LAYOUT)]].get_id(), what)
             if key not in self.stable:
                 self.stable[key] = self._fresh_value(kind, what)
-            stable: SVal = self.stable[key]
-            return stable
+            kept: SVal = self.stable[key]
+            return kept
         value: SVal = self.answer_once(("free", *what), lambda: self._fresh_value(kind, what))
         return value
 
+    def stable_answer(self, epoch: Z, what: tuple[Any, ...], kind: str) -> SVal:
+        """The answer while the part is at this epoch. A move that writes the part on some of its paths only
+        leaves the epoch `If(path, new, old)`: the answer is then the new epoch's on that path and the old
+        one's elsewhere, so that a path which wrote nothing keeps every answer (the other paths of an
+        `end_turn` run the abilities that settle, say, and they move cards)."""
+        key = ("stable", epoch.get_id(), what)
+        if key not in self.stable:
+            if z3.is_app_of(epoch, z3.Z3_OP_ITE):
+                cond, new, old = epoch.children()
+                self.stable[key] = merge(cond, self.stable_answer(new, what, kind),
+                                         self.stable_answer(old, what, kind), s.NOWHERE)
+            else:
+                self.stable[key] = self._fresh_value(kind, what)
+        stable: SVal = self.stable[key]
+        return stable
+
     def _fresh_value(self, kind: str, what: tuple[Any, ...]) -> SVal:
         codes = self.codes
-        label = f"{FREE_MARK}{what[0] if what else kind}"  # reads_cards tells these from the kept values
+        # reads_cards tells these from the kept values, and the answers about a tableau's list from the others
+        mark = LIST_MARK if _list_question(what) else FREE_MARK
+        label = f"{mark}{what[0] if what else kind}"
         if kind == "bool":
             return BoolV(self.fresh(label, BOOL))
         if kind == "int":
@@ -938,12 +978,28 @@ class FreeCards(SymStore):
         return BoolV(T.ne(card.term, NONE_ID))
 
     def cards(self, player: SVal, pos: s.Pos) -> SVal:
-        return self.opaque(("cards", _player(player, pos).get_id()), "card")
+        return self.tableau_list("cards", _player(player, pos), "card", pos)
+
+    def tableau_list(self, topic: str, p: Z, item: str, pos: s.Pos) -> OpaqueV:
+        """A list of player p's tableau. Its answers are a seat's own: for a player the state decides (the BAO
+        caller, say), each answer is the answer about the seat that player is, so that a claim about the
+        caller's cards and the routine that scored them by seat ask the same question."""
+        if T.value(p) is not None:
+            return self.opaque((topic, p.get_id()), item)
+        seats = [T.num(q) for q in range(self.codes.n)]
+
+        def answer(key: tuple[Any, ...], kind: str) -> SVal:
+            out = self.answer(key, kind)  # a value that is no seat (none): a question of its own
+            for q in reversed(seats):
+                out = merge(T.eq(p, q), self.answer((topic, q.get_id(), *key[2:]), kind), out, pos)
+            return out
+
+        return OpaqueV((topic, p.get_id()), item, answer)
 
     def slots(self, player: SVal, free: bool, pos: s.Pos) -> SVal:
         p = _player(player, pos)
         if not free:
-            return self.opaque(("slots", p.get_id()), "slot")
+            return self.tableau_list("slots", p, "slot", pos)
         count = self.answer(("free_count", p.get_id()), "int")
         assert isinstance(count, IntV)
         return SlotSetV(

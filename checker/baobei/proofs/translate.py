@@ -28,7 +28,7 @@ import z3  # type: ignore[import-untyped]
 from ..language import syntax as s
 from ..language.builtins import BUILTINS, ENGINE_NAMES, STATE_NAMES, Builtin, NotProvable, Symbolic
 from ..language.ruleset import Ruleset, Species
-from ..language.walk import ExprVisitor
+from ..language.walk import ExprVisitor, walk_expr
 from . import terms as T
 
 Z = Any  # a z3 term (z3 ships no type information)
@@ -537,6 +537,10 @@ class Translator(ExprVisitor[SVal, Scope]):
         domain = self.visit(node.domain, scope)
         if isinstance(domain, OpaqueV):
             kind = "bool" if node.kind in ("all", "any") else "int"
+            if _pure(node.body, frozenset({node.var})):
+                # Read by nothing but its item and the deck's facts (a round value): the answer depends on the
+                # list alone, so the store may keep it while the list is unchanged (FreeCards.answer).
+                return domain.answer((PURE, node.kind, id(node)), kind)
             return domain.answer((node.kind, id(node), *_scope_idents(scope)), kind)
         items = self._items(domain, node.pos)
         kind = node.kind
@@ -626,6 +630,22 @@ def _ident(v: SVal) -> tuple[Any, ...]:
         if x is not None and hasattr(x, "get_id"):
             out.append(x.get_id())
     return tuple(out)
+
+
+PURE = "pure"  # marks a question about an opaque list whose answer depends on the list alone
+
+
+def _pure(node: s.Expr, bound: frozenset[str]) -> bool:
+    """Whether an expression reads nothing but the names `bound` and the deck's facts of cards (no state, no
+    definition, no other name): its value is a function of those names alone."""
+    for sub in walk_expr(node):
+        if isinstance(sub, s.Name) and sub.name not in bound:
+            return False
+        if isinstance(sub, s.Call) and not (sub.func in BUILTINS and BUILTINS[sub.func].fact):
+            return False
+        if not isinstance(sub, s.Lit | s.Name | s.Call | s.Unary | s.Binary | s.IfExpr):
+            return False
+    return True
 
 
 def _scope_idents(scope: Scope) -> tuple[Any, ...]:

@@ -462,8 +462,9 @@ def relation_detail(label: str, relation: Transitions) -> str:
         text += f"; a state beyond the encoding's bounds is reachable at depth {b.depth + 1}"
     if relation.induction is not None and label in relation.induction.inductive:
         ind = relation.induction
+        facts = f"; assuming what holds in every state: {', '.join(ind.facts)}" if ind.facts else ""
         text = "proved for every reachable state (induction: kept by every move of the rules from any state " \
-               f"satisfying the proved claims, cards free; lemmas: {', '.join(ind.lemmas) or 'none'}" + \
+               f"satisfying the proved claims, cards free; lemmas: {', '.join(ind.lemmas) or 'none'}{facts}" + \
                (f"; recorded by `verify --certify` in {FILE}" if ind.kept else "") + "); " + text
     elif relation.induction is not None and label in relation.induction.dropped:
         text = f"induction did not prove it: {relation.induction.dropped[label]}; " + text
@@ -800,7 +801,7 @@ def results_json(summary: dict[str, object], verified: Verified) -> str:
     the shared work per player count."""
     entries = [result_json(r, v) for r, v in zip(verified.results, verified.verdicts, strict=True)]
     induction = {str(n): {"seconds": round(t.induction.seconds, 3), "lemmas_proved": t.induction.lemmas,
-                          "recorded": t.induction.kept}
+                          "facts_assumed": t.induction.facts, "recorded": t.induction.kept}
                  for n, t in sorted(verified.relations.items()) if t.induction is not None}
     return json.dumps({**summary, "shared": shared_json(verified), "results": entries, "induction": induction},
                       indent=2, ensure_ascii=False) + "\n"

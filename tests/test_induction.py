@@ -156,7 +156,7 @@ def test_a_transition_invariant_z3_gave_up_on_is_asked_again_with_more_time(
     step = types.SimpleNamespace(cm=types.SimpleNamespace(name="deal", decl=types.SimpleNamespace(is_ability=False)),
                                  player=z3.Int("player"), allowed=z3.BoolVal(True), post=None, facts=[])
     decl = types.SimpleNamespace(ident="t")
-    found = induction._transition(None, rel, [step], [], decl, lambda: None)  # type: ignore[arg-type]
+    found = induction._transition(None, rel, [step], [], decl, lambda: None, False)  # type: ignore[arg-type]
     assert made == [induction.CHECK_MS, induction.RETRY_MS]
     assert (found is None) == (late == "unsat")
     if found is not None:

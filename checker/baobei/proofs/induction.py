@@ -18,9 +18,11 @@ failed on it: there the engine raises, and no state follows. Whether that can ha
 judged like the others (free cards rarely prove it: a free pile may be empty where a deal needs cards; the
 engine's searches and bounded model checking look for moves the rules cannot carry out). Transition
 invariants (`old(...)`) and progress are judged on one step from any state satisfying the claims proved.
-Every step also assumes, before and after the move, the rules' claims about every state that Z3 proves
-over every state of the cards (`every_state_facts`): they hold in every state, and they state what the
-cards decide and free cards cannot (at most one round value below zero).
+A second pass tries again the claims the first dropped with a CTI that breaks one of the rules' claims about
+every state that Z3 proves over every state of the cards (`every_state_facts`): each step now assumes them
+before and after the move. They hold in every state, and they state what the cards decide and free cards
+cannot (at most one round value below zero). The first pass does without them: they make Z3's queries
+larger, and a claim it proves must not be lost to Z3's time.
 
 A claim's proof is for every state of the real deck: cards are symbolic, slots unbounded, totals free.
 """
@@ -127,6 +129,7 @@ class Proof:
     transitions: dict[str, Cti | None] = field(default_factory=dict)  # transition invariants: None = proved
     progress: dict[str, Cti | None] = field(default_factory=dict)
     unsupported: dict[str, str] = field(default_factory=dict)
+    beyond_facts: set[str] = field(default_factory=set)  # dropped with a CTI that satisfies every fact
     seconds: float = 0.0
     steps: int = 0
 
@@ -144,6 +147,7 @@ class Relation:
         self.pre = fresh_free_store(self.codes, "pre") if free else fresh_store(self.codes, "pre")
         self.pre.fresh = fresh_maker("step")
         self.side: list[Z] = self.pre.side
+        self.facts: list[Z] = []  # the facts about every state, stated of `pre` (see `prove`)
         self.steps: list[Step] = []
 
     def build(self, deadline: Callable[[], None]) -> list[Step]:
@@ -221,7 +225,7 @@ def prove(rules: Ruleset, players: int, names: list[str], claims: list[s.Invaria
           deadline: Callable[[], None], facts: Sequence[s.InvariantDecl] = ()) -> Proof:
     """Induction for one player count (see the module docstring). `assumed`: claims proved for every
     state by other means (they read no transition), assumed before every move; `facts`: claims true in
-    every state (`every_state_facts`), assumed before and after every move."""
+    every state (`every_state_facts`), assumed before and after every move by the second pass."""
     began = time.perf_counter()
     out = Proof(players)
     rel = Relation(rules, players, names)
@@ -232,16 +236,45 @@ def prove(rules: Ruleset, players: int, names: list[str], claims: list[s.Invaria
     _base_case(rules, rel, rel.initial(), alive, out)
     # The steps are built once, for every state of the encoding: Houdini only weakens what it assumes.
     steps = rel.build(deadline)
+    tried = dict(alive)  # the claims the deals keep
+    rel.facts = [claim(Translator(rules, rel.pre), d) for d in facts]
     for step in steps:
         step.facts = [claim(Translator(rules, step.post), d) for d in facts]
-    houdini(steps, alive, lambda step: _houdini_step(rules, rel, step, base, pre_claims, alive, out), deadline)
+    houdini(steps, alive, lambda step: _houdini_step(rules, rel, step, base, pre_claims, alive, out, False), deadline)
+    if facts:
+        _with_facts(rules, rel, steps, base, {name: tried[name] for name in tried
+                                              if name not in alive and name not in out.beyond_facts},
+                    pre_claims, alive, out, deadline)
     out.steps = len(steps)
     out.proved = sorted(alive)
     kept = [pre_claims[name] for name in alive]
     for decl in transitions:
-        out.transitions[decl.ident] = _transition(rules, rel, steps, base + kept, decl, deadline)
+        found = _transition(rules, rel, steps, base + kept, decl, deadline, False)
+        if found is not None and facts and _transition(rules, rel, steps, base + kept, decl, deadline, True) is None:
+            found = None  # kept once the facts about every state are assumed
+        out.transitions[decl.ident] = found
     out.seconds = time.perf_counter() - began
     return out
+
+
+def _with_facts(rules: Ruleset, rel: Relation, steps: list[Step], before: list[Z], dropped: dict[str, Any],
+                pre_claims: dict[str, Z], alive: dict[str, Any], out: Proof, deadline: Callable[[], None]) -> None:
+    """Houdini again over the claims the first pass dropped with a CTI that breaks a fact about every state
+    (the others' CTI satisfies the facts: it would drop them again), each step now assuming the facts before
+    and after it, and the claims proved before it. Only those claims are asked: the facts make Z3's queries
+    larger, and a claim proved without them must not be lost to Z3's time (measured: at 5 players, the deal's
+    query for match_ends_at_threshold with the facts got no answer in 120 s)."""
+    if not dropped:
+        return
+    first = {name: out.ctis.pop(name) for name in dropped}
+    again = dict(dropped)
+    known = [*before, *rel.facts, *[pre_claims[name] for name in alive]]
+    houdini(steps, again, lambda step: _houdini_step(rules, rel, step, known, pre_claims, again, out, True),
+            deadline)
+    alive.update(again)
+    for name, cti in first.items():
+        if name not in again and out.ctis[name].before is None:
+            out.ctis[name] = cti  # Z3 gave no answer with the facts: the state that dropped it without them
 
 
 def houdini(steps: list[Any], alive: dict[str, Any], check: Callable[[Any], bool],
@@ -281,15 +314,17 @@ def _base_case(rules: Ruleset, rel: Relation, init: SymStore, alive: dict[str, A
 
 
 def _houdini_step(rules: Ruleset, rel: Relation, step: Step, base: list[Z], pre_claims: dict[str, Z],
-                  alive: dict[str, Any], out: Proof) -> bool:
+                  alive: dict[str, Any], out: Proof, facts: bool) -> bool:
     """Check every living claim after one step, assuming all before it; drop those broken (with a CTI) or
-    that Z3 cannot judge in its time. True when a claim was dropped."""
+    that Z3 cannot judge in its time. True when a claim was dropped. `facts`: the step assumes the facts
+    about every state after it (the caller puts those before it in `base`); without them, a claim whose CTI
+    satisfies them all is noted in `out.beyond_facts`."""
     goals = _claims(rules, step.post, alive)
     # A claim whose terms the step left as they were is kept by it (Z3's terms are shared: same is same).
     goals = {name: _unless_failed(name, step.post, g) for name, g in goals.items() if not T.same(g, pre_claims[name])}
     if not goals:
         return False
-    hypotheses = [*rel.side, *base, *step.facts, step.allowed, T.not_(rel.pre[("err",)]),
+    hypotheses = [*rel.side, *base, *(step.facts if facts else []), step.allowed, T.not_(rel.pre[("err",)]),
                   *[pre_claims[name] for name in alive]]
     solver = _solver(hypotheses, CHECK_MS)
     # Every claim at once: usually the step keeps them all, and one query says so. A model breaks at least
@@ -308,6 +343,8 @@ def _houdini_step(rules: Ruleset, rel: Relation, step: Step, base: list[Z], pre_
             _one_by_one(rules, rel, step, hypotheses, pending, alive, out)
             break
         cti = _cti(rules, rel, step, model)
+        if not facts and z3.is_true(model.eval(T.and_(TRUE, *rel.facts, *step.facts), model_completion=True)):
+            out.beyond_facts.update(broken)  # assuming the facts would not rule this CTI out
         for name in broken:
             alive.pop(name, None)
             out.ctis[name] = dataclasses.replace(cti, claim=name)
@@ -364,15 +401,19 @@ def _describe(rel: Relation, step: Step, model: Any) -> str:
 
 
 def _transition(rules: Ruleset, rel: Relation, steps: list[Step], assumed: list[Z], decl: s.InvariantDecl,
-                deadline: Callable[[], None]) -> Cti | None:
+                deadline: Callable[[], None], with_facts: bool) -> Cti | None:
+    """One step from any state satisfying `assumed` keeps the transition invariant (None), or the CTI;
+    `with_facts`: each step also assumes the facts about every state after it (asked only when the step alone
+    does not do: they make the queries larger)."""
     for step in steps:
         deadline()
+        after = step.facts if with_facts else []
         names: dict[str, SVal] = {ACTOR: PlayerV(step.player), BY_ABILITY: BoolV(T.boolean(step.cm.decl.is_ability))}
         goal = _unless_failed(decl.ident, step.post, claim(TwoStates(rules, step.post, rel.pre), decl, names))
         if T.is_true(goal):
             continue
         for ms in (CHECK_MS, RETRY_MS):  # given up once, asked again with more time (as `_one_by_one` does)
-            solver = _solver([*rel.side, *assumed, *step.facts, step.allowed, T.not_(rel.pre[("err",)])], ms)
+            solver = _solver([*rel.side, *assumed, *after, step.allowed, T.not_(rel.pre[("err",)])], ms)
             answer = T.check(solver, T.not_(goal))
             if answer != z3.unknown:
                 break
@@ -408,16 +449,17 @@ def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
               deadline: Callable[[], None]) -> InductionReport:
     """Induction with free cards (store.FreeCards) over the invariants named in `labels` and the rules'
     lemmas: the claims that read no card are proved together (Houdini), then each transition invariant on
-    one move from every state satisfying them, each step also assuming what holds in every state
-    (`every_state_facts`). A claim that reads the cards is not tried: the abstraction leaves the cards out, so
-    it could only fail (its reason says so). A round value is no such read: a sum over a tableau's cards that
-    reads nothing but their facts keeps its answer while no card moves (store.FreeCards)."""
+    one move from every state satisfying them; what a first pass drops for want of what holds in every state
+    (`every_state_facts`) is tried again assuming it. A claim that reads the cards is not tried: the
+    abstraction leaves the cards out, so it could only fail (its reason says so). A round value is no such
+    read: a sum over a tableau's cards that reads nothing but their facts keeps its answer while no card
+    moves (store.FreeCards)."""
     began = time.perf_counter()
     report = InductionReport()
     claims, transitions, report.dropped = classify(rules, players, labels)
     facts = every_state_facts(rules, players)
     report.facts = [decl.ident for decl in facts]
-    proof = prove(rules, players, names, claims, transitions, [], [*facts], deadline, facts)
+    proof = prove(rules, players, names, claims, transitions, [], [], deadline, facts)
     missing = [name for name in (STRUCTURE, WITHIN_BOUNDS) if name not in proof.proved]
     if missing:
         # The relation is exact only for states within the encoding's bounds (a queue longer than it keeps

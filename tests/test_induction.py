@@ -285,3 +285,73 @@ def test_a_claim_about_every_state_that_z3_refutes_is_no_fact(tmp_path: Path) ->
         "  holds all p in players: round_value(p) >= 0\n}\n", encoding="utf-8")
     facts = {d.ident for d in every_state_facts(load_ruleset(variant), 2)}
     assert "single_negative" in facts and "no_negative_value" not in facts
+
+
+def _two_claims_one_step(monkeypatch: pytest.MonkeyPatch) -> tuple[object, object, object]:
+    """A step that breaks claim `needs_fact` only where the fact after it is false, and `beyond` only where it
+    is true (no model breaks both): the first a fact rules out, the second not."""
+    import types
+
+    import z3
+    from baobei.proofs import induction
+
+    g1, g2, fact = z3.Bools("g1 g2 fact")
+    monkeypatch.setattr(induction, "_claims", lambda rules, post, alive: {n: {"needs_fact": g1, "beyond": g2}[n]
+                                                                          for n in alive})
+    monkeypatch.setattr(induction, "_unless_failed", lambda name, post, goal: goal)
+    monkeypatch.setattr(induction, "_cti", lambda rules, rel, step, model: Cti("", "move", "before", "after"))
+    rel = types.SimpleNamespace(side=[], facts=[], pre={("err",): z3.BoolVal(False)})
+    step = types.SimpleNamespace(post=None, facts=[fact],
+                                 allowed=z3.And(z3.Implies(z3.Not(g1), z3.Not(fact)), z3.Implies(z3.Not(g2), fact)))
+    return rel, step, {"needs_fact": z3.Bool("p1"), "beyond": z3.Bool("p2")}
+
+
+def test_the_first_pass_notes_which_claims_a_fact_about_every_state_would_not_save(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from baobei.proofs import induction
+
+    rel, step, pre = _two_claims_one_step(monkeypatch)
+    alive: dict[str, object] = {"needs_fact": None, "beyond": None}
+    out = induction.Proof(2)
+    assert induction._houdini_step(None, rel, step, [], pre, alive, out, False)  # type: ignore[arg-type]
+    assert alive == {} and set(out.ctis) == {"needs_fact", "beyond"}
+    assert out.beyond_facts == {"beyond"}
+
+
+def test_the_second_pass_assumes_the_facts_and_keeps_what_they_save(monkeypatch: pytest.MonkeyPatch) -> None:
+    from baobei.proofs import induction
+
+    rel, step, pre = _two_claims_one_step(monkeypatch)
+    alive: dict[str, object] = {"needs_fact": None, "beyond": None}
+    out = induction.Proof(2)
+    assert induction._houdini_step(None, rel, step, [], pre, alive, out, True)  # type: ignore[arg-type]
+    assert alive == {"needs_fact": None} and set(out.ctis) == {"beyond"}
+
+
+def test_the_second_pass_asks_only_the_claims_the_first_dropped_and_keeps_the_first_cti_if_z3_gives_up(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claims proved without the facts are assumed, not asked again; a claim Z3 cannot judge with the facts
+    keeps the CTI that dropped it without them (a state, not 'no answer')."""
+    import types
+
+    import z3
+    from baobei.proofs import induction
+
+    asked: list[set[str]] = []
+
+    def second(steps: object, again: dict[str, object], check: object, deadline: object) -> None:
+        asked.append(set(again))
+        again.pop("lost")
+        out.ctis["lost"] = Cti("lost", "end_turn (Z3 gave no answer in 120 s)", None, None)
+
+    monkeypatch.setattr(induction, "houdini", second)
+    out = induction.Proof(2)
+    out.ctis = {"saved": Cti("saved", "a", "s", "t"), "lost": Cti("lost", "b", "u", "v")}
+    alive: dict[str, object] = {"kept": None}
+    rel = types.SimpleNamespace(facts=[z3.Bool("f")])
+    pre = {name: z3.Bool(name) for name in ("kept", "saved", "lost")}
+    induction._with_facts(None, rel, [], [], {"saved": None, "lost": None}, pre, alive, out,  # type: ignore[arg-type]
+                          lambda: None)
+    assert asked == [{"saved", "lost"}]
+    assert set(alive) == {"kept", "saved"}
+    assert set(out.ctis) == {"lost"} and out.ctis["lost"].before == "u"

@@ -462,7 +462,8 @@ def relation_detail(label: str, relation: Transitions) -> str:
         text += f"; a state beyond the encoding's bounds is reachable at depth {b.depth + 1}"
     if relation.induction is not None and label in relation.induction.inductive:
         ind = relation.induction
-        facts = f"; assuming what holds in every state: {', '.join(ind.facts)}" if ind.facts else ""
+        facts = f"; the claims the first pass dropped tried again assuming what holds in every state: " \
+            f"{', '.join(ind.facts)}" if ind.facts else ""
         text = "proved for every reachable state (induction: kept by every move of the rules from any state " \
                f"satisfying the proved claims, cards free; lemmas: {', '.join(ind.lemmas) or 'none'}{facts}" + \
                (f"; recorded by `verify --certify` in {FILE}" if ind.kept else "") + "); " + text

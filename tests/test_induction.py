@@ -355,3 +355,27 @@ def test_the_second_pass_asks_only_the_claims_the_first_dropped_and_keeps_the_fi
     assert asked == [{"saved", "lost"}]
     assert set(alive) == {"kept", "saved"}
     assert set(out.ctis) == {"lost"} and out.ctis["lost"].before == "u"
+
+
+def test_a_list_made_of_a_players_tableau_by_a_condition_is_a_list_of_its_own(rules: Ruleset) -> None:
+    """`if c then cards(caller) else ...` under two conditions: two lists, whose sizes may differ. Mapping each
+    to the seats' lists would lose the condition and make them one."""
+    import z3
+    from baobei.language import syntax as s
+    from baobei.proofs.translate import PlayerV
+
+    store = _free_store(rules, 3)
+    caller = store.cards(PlayerV(z3.Int("caller")), s.NOWHERE)
+    first = caller.fresh(("if", 101, "OpaqueV", "size"), "int")  # type: ignore[attr-defined]
+    second = caller.fresh(("if", 202, "OpaqueV", "size"), "int")  # type: ignore[attr-defined]
+    assert z3.Solver().check(*store.side, z3.Int("caller") == 1, first.term != second.term) == z3.sat
+
+
+def test_a_definition_named_like_a_fact_of_the_deck_is_not_pure() -> None:
+    """A sum whose body calls a definition (which wins over the builtin of its name) may read the state."""
+    from baobei.language import syntax as s
+    from baobei.proofs.translate import _pure
+
+    body = s.Call(s.NOWHERE, "value", (s.Name(s.NOWHERE, "c"),))
+    assert _pure(body, frozenset({"c"}), frozenset())
+    assert not _pure(body, frozenset({"c"}), frozenset({"value"}))

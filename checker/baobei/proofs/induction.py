@@ -18,9 +18,9 @@ failed on it: there the engine raises, and no state follows. Whether that can ha
 judged like the others (free cards rarely prove it: a free pile may be empty where a deal needs cards; the
 engine's searches and bounded model checking look for moves the rules cannot carry out). Transition
 invariants (`old(...)`) and progress are judged on one step from any state satisfying the claims proved.
-A second pass tries again the claims the first dropped with a CTI that breaks one of the rules' claims about
-every state that Z3 proves over every state of the cards (`every_state_facts`): each step now assumes them
-before and after the move. They hold in every state, and they state what the cards decide and free cards
+A second pass tries again the claims the first dropped, but those whose CTI already satisfies the rules'
+claims about every state that Z3 proves over every state of the cards (`every_state_facts`): each step now
+assumes those before and after the move. They hold in every state, and they state what the cards decide and free cards
 cannot (at most one round value below zero). The first pass does without them: they make Z3's queries
 larger, and a claim it proves must not be lost to Z3's time.
 
@@ -259,9 +259,9 @@ def prove(rules: Ruleset, players: int, names: list[str], claims: list[s.Invaria
 
 def _with_facts(rules: Ruleset, rel: Relation, steps: list[Step], before: list[Z], dropped: dict[str, Any],
                 pre_claims: dict[str, Z], alive: dict[str, Any], out: Proof, deadline: Callable[[], None]) -> None:
-    """Houdini again over the claims the first pass dropped with a CTI that breaks a fact about every state
-    (the others' CTI satisfies the facts: it would drop them again), each step now assuming the facts before
-    and after it, and the claims proved before it. Only those claims are asked: the facts make Z3's queries
+    """Houdini again over the claims the first pass dropped, but those whose CTI satisfied every fact about
+    every state (`Proof.beyond_facts`: assuming the facts does not rule it out), each step now assuming the
+    facts before and after it, and the claims proved before it. Only those claims are asked: the facts make Z3's queries
     larger, and a claim proved without them must not be lost to Z3's time (measured: at 5 players, the deal's
     query for match_ends_at_threshold with the facts got no answer in 120 s)."""
     if not dropped:
@@ -403,17 +403,17 @@ def _describe(rel: Relation, step: Step, model: Any) -> str:
 def _transition(rules: Ruleset, rel: Relation, steps: list[Step], assumed: list[Z], decl: s.InvariantDecl,
                 deadline: Callable[[], None], with_facts: bool) -> Cti | None:
     """One step from any state satisfying `assumed` keeps the transition invariant (None), or the CTI;
-    `with_facts`: each step also assumes the facts about every state after it (asked only when the step alone
-    does not do: they make the queries larger)."""
+    `with_facts`: each step also assumes the facts about every state before and after it (asked only when the
+    step alone does not do: they make the queries larger)."""
     for step in steps:
         deadline()
-        after = step.facts if with_facts else []
+        facts = [*rel.facts, *step.facts] if with_facts else []  # before and after the move
         names: dict[str, SVal] = {ACTOR: PlayerV(step.player), BY_ABILITY: BoolV(T.boolean(step.cm.decl.is_ability))}
         goal = _unless_failed(decl.ident, step.post, claim(TwoStates(rules, step.post, rel.pre), decl, names))
         if T.is_true(goal):
             continue
         for ms in (CHECK_MS, RETRY_MS):  # given up once, asked again with more time (as `_one_by_one` does)
-            solver = _solver([*rel.side, *assumed, *after, step.allowed, T.not_(rel.pre[("err",)])], ms)
+            solver = _solver([*rel.side, *assumed, *facts, step.allowed, T.not_(rel.pre[("err",)])], ms)
             answer = T.check(solver, T.not_(goal))
             if answer != z3.unknown:
                 break
@@ -494,8 +494,8 @@ def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
 def every_state_facts(rules: Ruleset, players: int) -> list[s.InvariantDecl]:
     """The rules' claims about every state (no `reachable`, no transition, no lemma) that Z3 proves over every
     state of the cards (distribution.prove_state) and that the store with free cards can state: true in every
-    state, they are assumed before and after every move. What the cards decide and the free cards cannot,
-    they bring back: single_negative says that at most one round value is negative."""
+    state, the second pass of `prove` assumes them before and after every move. What the cards decide and the
+    free cards cannot, they bring back: single_negative says that at most one round value is negative."""
     probe_store = fresh_free_store(Codes(rules, players), "probe")
     probe_store.fresh = fresh_maker("probe")
     probe = Translator(rules, probe_store)

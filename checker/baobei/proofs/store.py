@@ -889,7 +889,8 @@ class FreeCards(SymStore):
     Only what the rules keep about the game (the phase, the players, the windows, the waiting abilities,
     the variables) is kept. Whatever reads the cards (the card on a slot, a pile's top or size, who knows
     a card) answers a fresh value: the same value for the same question until something is written, then
-    a new one (on the paths of a move that wrote it: `stable_answer`). Statements that move, show or mark
+    a new one (for a question about a tableau's list, only on the paths of a move that wrote it:
+    `stable_answer`). Statements that move, show or mark
     cards write nothing but that something was written. A tableau of a player the state names (the BAO
     caller) is the tableau of the seat that player is (`tableau_list`), and a sum or count over a tableau's
     cards that reads nothing but their facts (a round value) is a question about the cards alone.
@@ -908,7 +909,8 @@ class FreeCards(SymStore):
         if _list_question(what):
             return self.stable_answer(self.t[EPOCHS[LAYOUT]], what, kind)
         if topic in STABLE_QUESTIONS:
-            key = ("stable", self.t[EPOCHS[QUESTION_PART.get(topic, LAYOUT)]].get_id(), what)
+            epoch = self.t[EPOCHS[QUESTION_PART.get(topic, LAYOUT)]]
+            key = ("stable", self.pinned(epoch), what)
             if key not in self.stable:
                 self.stable[key] = self._fresh_value(kind, what)
             kept: SVal = self.stable[key]
@@ -921,7 +923,7 @@ class FreeCards(SymStore):
         leaves the epoch `If(path, new, old)`: the answer is then the new epoch's on that path and the old
         one's elsewhere, so that a path which wrote nothing keeps every answer (the other paths of an
         `end_turn` run the abilities that settle, say, and they move cards)."""
-        key = ("stable", epoch.get_id(), what)
+        key = ("stable", self.pinned(epoch), what)
         if key not in self.stable:
             if z3.is_app_of(epoch, z3.Z3_OP_ITE):
                 cond, new, old = epoch.children()
@@ -931,6 +933,14 @@ class FreeCards(SymStore):
                 self.stable[key] = self._fresh_value(kind, what)
         stable: SVal = self.stable[key]
         return stable
+
+    def pinned(self, epoch: Z) -> int:
+        """The epoch's id, the term kept alive with the answers keyed by it: Z3 gives a freed term's id to a
+        new one, which would then inherit the answers (an epoch written in a legality trial, whose copy of the
+        store is dropped, say)."""
+        ident: int = epoch.get_id()
+        self.stable.setdefault(("epoch", ident), epoch)
+        return ident
 
     def _fresh_value(self, kind: str, what: tuple[Any, ...]) -> SVal:
         codes = self.codes
@@ -990,6 +1000,8 @@ class FreeCards(SymStore):
 
         def answer(key: tuple[Any, ...], kind: str) -> SVal:
             out = self.answer(key, kind)  # a value that is no seat (none): a question of its own
+            if key[:2] != (topic, p.get_id()):
+                return out  # a question about a list made of this one (`if c then cards(x) else ...`): its own
             for q in reversed(seats):
                 out = merge(T.eq(p, q), self.answer((topic, q.get_id(), *key[2:]), kind), out, pos)
             return out

@@ -537,7 +537,7 @@ class Translator(ExprVisitor[SVal, Scope]):
         domain = self.visit(node.domain, scope)
         if isinstance(domain, OpaqueV):
             kind = "bool" if node.kind in ("all", "any") else "int"
-            if _pure(node.body, frozenset({node.var})):
+            if _pure(node.body, frozenset({node.var}), frozenset(self.rules.defines)):
                 # Read by nothing but its item and the deck's facts (a round value): the answer depends on the
                 # list alone, so the store may keep it while the list is unchanged (FreeCards.answer).
                 return domain.answer((PURE, node.kind, id(node)), kind)
@@ -635,13 +635,14 @@ def _ident(v: SVal) -> tuple[Any, ...]:
 PURE = "pure"  # marks a question about an opaque list whose answer depends on the list alone
 
 
-def _pure(node: s.Expr, bound: frozenset[str]) -> bool:
+def _pure(node: s.Expr, bound: frozenset[str], defines: frozenset[str]) -> bool:
     """Whether an expression reads nothing but the names `bound` and the deck's facts of cards (no state, no
-    definition, no other name): its value is a function of those names alone."""
+    definition, no other name): its value is a function of those names alone. A definition named like a
+    fact of the deck is the definition (it wins over the builtin), and it may read the state."""
     for sub in walk_expr(node):
         if isinstance(sub, s.Name) and sub.name not in bound:
             return False
-        if isinstance(sub, s.Call) and not (sub.func in BUILTINS and BUILTINS[sub.func].fact):
+        if isinstance(sub, s.Call) and (sub.func in defines or not (sub.func in BUILTINS and BUILTINS[sub.func].fact)):
             return False
         if not isinstance(sub, s.Lit | s.Name | s.Call | s.Unary | s.Binary | s.IfExpr):
             return False

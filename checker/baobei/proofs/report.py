@@ -204,13 +204,15 @@ METHOD_TEXT = {
                  "reach the same violation (else the report names a disagreement)."),
     "induction": ("Induction over the engine's own steps run on Z3 terms (proofs/machine.py), with `verify "
                   "--induction` or the record `verify --certify` makes: the full deck, the cards' layout left "
-                  "free: a question about the cards has a fresh answer, kept while no card moves (on the paths of a "
-                  "move that move none), and a player's tableau is that seat's. The claims that read no card, or "
-                  "only a sum or count over a tableau's cards that reads nothing but their facts (a round "
-                  "value), and that every move keeps from any state satisfying them all (lemmas of the rules "
-                  "among them) are `inductive`: they hold in every reachable state. "
+                  "free: a question about the cards has a fresh answer, kept while no card moves (for a "
+                  "tableau's list, on the paths of a move that move none), and a player's tableau is that seat's. "
+                  "The claims that read no card, or only a sum or count over a tableau's cards that reads nothing "
+                  "but their facts (a round value), and that every move keeps from any state satisfying them all "
+                  "(lemmas of the rules among them) are `inductive`: they hold in every reachable state. "
                   "A claim some move breaks from a state satisfying the others is dropped with that state, its "
-                  "counterexample to induction."),
+                  "counterexample to induction. A second pass tries the dropped claims again, each move now "
+                  "assuming before and after it the rules' claims that Z3 proves over every state (at most one "
+                  "negative round value, say: what the cards decide and free cards cannot)."),
     "search": ("The engine's breadth-first search (`baobei explore`) over the states a round reaches from seeded "
                "deals of the small deck (every species once, further copies until a few cards are left to "
                "draw): every legal move, out-of-turn moves included, from every state reached, each state "

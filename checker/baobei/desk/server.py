@@ -50,7 +50,7 @@ def url_of(sock: socket.socket) -> str:
 
 def serve(rules_dir: Path | None, host: str, port: int, open_browser: bool,
           say: Callable[[str], None] = print) -> None:
-    """Serve the desk until Ctrl-C (which uvicorn raises again as KeyboardInterrupt once it has stopped)."""
+    """Serve the desk until Ctrl-C; it ends in KeyboardInterrupt (exit 130) however the server was stopped."""
     try:  # the `desk` extra: imported only by this command
         import starlette  # noqa: F401
         import uvicorn
@@ -71,6 +71,9 @@ def serve(rules_dir: Path | None, host: str, port: int, open_browser: bool,
         server.run(sockets=[sock])
     finally:
         sock.close()
+    # Only a signal stops the server. uvicorn raises it again once stopped, but not when it came while the
+    # server was still starting (seen under load: exit 0): a stop is Ctrl-C's, exit 130, either way.
+    raise KeyboardInterrupt
 
 
 def _open_when_listening(server: uvicorn.Server, url: str) -> None:

@@ -521,9 +521,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from .desk.server import serve
 
+    # It ends only in KeyboardInterrupt, which `main` answers with exit 130 as for every command.
     serve(_rules_dir(args), args.host, args.port, open_browser=not args.no_open,
           say=lambda text: emit(text, "pass", err=True))
-    return EXIT_OK
 
 
 def cmd_docs(args: argparse.Namespace) -> int:

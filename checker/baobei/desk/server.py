@@ -13,7 +13,7 @@ import time
 import webbrowser
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from ..language.errors import BaoError
 
@@ -49,7 +49,7 @@ def url_of(sock: socket.socket) -> str:
 
 
 def serve(rules_dir: Path | None, host: str, port: int, open_browser: bool,
-          say: Callable[[str], None] = print) -> None:
+          say: Callable[[str], None] = print) -> NoReturn:
     """Serve the desk until Ctrl-C; it ends in KeyboardInterrupt (exit 130) however the server was stopped."""
     try:  # the `desk` extra: imported only by this command
         import starlette  # noqa: F401

@@ -1,12 +1,19 @@
 """Serving the desk: uvicorn on a socket of this machine, the browser opened once the server listens.
 
 The socket is bound here, before the server starts, so that a port in use is bad input said in one line
-(and `--port 0` takes a free port, which the line names). Ctrl-C stops the server; uvicorn then raises
-the interrupt again, and the command line answers it as every command does (exit 130).
+(and `--port 0` takes a free port, which the line names). Ctrl-C stops the server, and the command line
+answers it as every command does (exit 130).
+
+Ctrl-C is caught by a handler of ours from before the address is printed: it only asks the server to stop
+(`should_exit`), whenever it comes. uvicorn's own handler does the same while it serves, and gives the
+signal back to ours when it stops. So no KeyboardInterrupt is ever raised inside uvicorn or asyncio, where
+one that came while the server was still starting could end up swallowed (a CI run saw the server run on);
+once the server has stopped, `serve` raises it itself.
 """
 
 from __future__ import annotations
 
+import signal
 import socket
 import threading
 import time
@@ -64,16 +71,23 @@ def serve(rules_dir: Path | None, host: str, port: int, open_browser: bool,
     sock = bind(host, port)
     url = url_of(sock)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    say(f"the rules desk is at {url} (Ctrl-C stops it)")
-    if open_browser:
-        threading.Thread(target=_open_when_listening, args=(server, url), daemon=True).start()
+    before = signal.signal(signal.SIGINT, lambda signum, frame: _stop(server))
     try:
+        say(f"the rules desk is at {url} (Ctrl-C stops it)")
+        if open_browser:
+            threading.Thread(target=_open_when_listening, args=(server, url), daemon=True).start()
         server.run(sockets=[sock])
     finally:
+        signal.signal(signal.SIGINT, before)
         sock.close()
-    # Only a signal stops the server. uvicorn raises it again once stopped, but not when it came while the
-    # server was still starting (seen under load: exit 0): a stop is Ctrl-C's, exit 130, either way.
+    # Only Ctrl-C stops the server (or the same signal sent by another program): exit 130.
     raise KeyboardInterrupt
+
+
+def _stop(server: uvicorn.Server) -> None:
+    """Ctrl-C outside uvicorn's own handler (before it starts, or passed back after it stopped): the
+    server stops at once if it has not started yet, else at its next tick."""
+    server.should_exit = True
 
 
 def _open_when_listening(server: uvicorn.Server, url: str) -> None:

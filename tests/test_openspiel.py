@@ -159,6 +159,69 @@ def test_information_reveals_only_what_the_player_knows() -> None:
     assert all(0.0 <= x <= 1.0 for x in state.observation_tensor(player))
 
 
+def _choosing_a_held_card(players: int) -> baobei.bindings.openspiel.BaoBeiState:
+    """The first state of seeded random play (match by match) in which a player has chosen a held card of a
+    move not yet complete (a Schuhschnabel's exchange)."""
+    game = load(players)
+    for seed in range(50):
+        rng, state = np.random.RandomState(seed), game.new_initial_state()
+        while not state.is_terminal():
+            partial = state.table.partial
+            if not state.is_chance_node() and partial is not None and any(
+                    p.kind == "held_card" for p in state.table.eng.moves[partial[1]].decl.params[:len(partial[2])]):
+                return state
+            advance(state, rng, 1)
+    raise AssertionError("no held card was chosen in 50 matches")
+
+
+def test_a_held_card_being_chosen_is_hidden_from_the_others_and_stays_the_choosers_in_a_twin() -> None:
+    """While a Schuhschnabel's owner chooses its exchange, the drawn card already chosen is the owner's secret:
+    another player's strings show `?` for it. A twin resampled for that other player deals the owner another
+    card, and the move being chosen names that card, so it completes to a legal move."""
+    state = _choosing_a_held_card(3)
+    table = state.table
+    chooser, name, prefix = table.partial
+    kinds = [p.kind for p in table.eng.moves[name].decl.params]
+    card = next(v for k, v in zip(kinds, prefix, strict=False) if k == "held_card")
+    other = next(p for p in range(3) if p != chooser and not table.st.known[card] >> p & 1)
+    label = table.st.facts.label(card)
+    assert label in state.observation_string(chooser)
+    assert label not in state.observation_string(other) and label not in state.information_state_string(other)
+    for seed in range(10):
+        twin = state.resample_from_infostate(other, pyspiel.UniformProbabilitySampler(float(seed) / 10, 1.0))
+        chosen = next(v for k, v in zip(kinds, twin.table.partial[2], strict=False) if k == "held_card")
+        assert chosen in twin.table.st.hands[chooser]
+        assert twin.observation_string(other) == state.observation_string(other)
+        while twin.table.partial is not None:
+            twin.apply_action(twin.legal_actions()[0])
+        assert twin.table.history[-1].startswith(f"{twin.table.st.names[chooser]} {name} ")
+
+
+def test_every_variable_of_the_rules_is_in_the_tensor_within_zero_and_one() -> None:
+    """A text variable (the shield: none, armed, active) and a set of players are encoded, and a negative
+    number (a noted score) stays inside the space's [0, 1]."""
+    from baobei.bindings.vectors import Encoder
+
+    game = load(2)
+    state = game.new_initial_state()
+    advance(state, np.random.RandomState(0), 40)
+    while state.is_chance_node():
+        advance(state, np.random.RandomState(1), 1)
+    table, encoder = state.table, Encoder(state.table.eng, 2)
+    views = {}
+    for shield in ("none", "armed", "active"):
+        table.st.vars["shield"] = shield
+        views[shield] = encoder.encode(table, 0).tobytes()
+    assert len(set(views.values())) == 3
+    before = encoder.encode(table, 0)
+    table.st.vars["contenders"] = [1]
+    assert not np.array_equal(encoder.encode(table, 0), before)
+    table.st.pvars["noted"][0] = -30
+    low = encoder.encode(table, 0)
+    table.st.pvars["noted"][0] = -3
+    assert low.min() >= 0.0 and low.max() <= 1.0 and not np.array_equal(low, encoder.encode(table, 0))
+
+
 def test_openspiels_ismcts_bot_plays_a_whole_match() -> None:
     game = load(2, max_actions=1500)
     rng = np.random.RandomState(0)

@@ -58,4 +58,34 @@ def test_only_the_agent_asked_has_legal_actions_and_an_illegal_action_is_refused
     illegal = int(np.flatnonzero(mask == 0)[0])
     with pytest.raises(ValueError, match="not legal"):
         environment.step(illegal)
-    assert environment.render() is not None and environment.action_text(int(np.flatnonzero(mask)[0]))
+    assert environment.action_text(int(np.flatnonzero(mask)[0]))
+
+
+def test_render_gives_the_table_as_text_only_when_asked_for_a_render_mode() -> None:
+    """Gymnasium's convention: without a render_mode, render() warns and gives nothing."""
+
+    text = raw_env(players=2, render_mode="ansi")
+    text.reset(seed=1)
+    assert "p1" in (text.render() or "")
+    silent = raw_env(players=2)
+    silent.reset(seed=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert silent.render() is None
+    assert any("render_mode" in str(w.message) for w in caught)
+
+
+def test_a_reset_without_a_seed_goes_on_with_the_generator_of_the_last_seed() -> None:
+    """`reset(seed=5)` then `reset()` twice: the same matches each time, as Gymnasium's reset does."""
+
+    def matches() -> list[list[int]]:
+        environment = raw_env(players=2)
+        environment.reset(seed=5)
+        out = []
+        for _ in range(2):
+            environment.reset()
+            out.append([int(x) for x in environment.observe(environment.agent_selection)["observation"].nonzero()[0]])
+        return out
+
+    first = matches()
+    assert first == matches() and first[0] != first[1]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
+import gymnasium  # type: ignore[import-not-found, unused-ignore]
 import numpy as np
 from gymnasium import spaces  # type: ignore[import-not-found, unused-ignore]
 from pettingzoo import AECEnv  # type: ignore[import-untyped, import-not-found, unused-ignore]
@@ -60,7 +61,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         return self._action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._chance = random.Random(seed)
+        if seed is not None:  # without one the generator goes on, as Gymnasium's reset does
+            self._chance = random.Random(seed)
         self.table = Table(self.game, self.players, self.max_actions)
         self._resolve_chance()
         self.agents = list(self.possible_agents)
@@ -122,6 +124,10 @@ class raw_env(AECEnv):  # type: ignore[misc]
         return self.table.action_text(self.table.current, action)
 
     def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode: make the env with "
+                                  "render_mode='ansi' (the table as text) or 'human' (printed)")
+            return None
         text = "\n".join(self.game_state().table())
         if self.render_mode == "human":
             print(text)

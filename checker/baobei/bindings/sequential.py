@@ -355,20 +355,34 @@ class Table:
         asked = "nobody" if self.current < 0 else self.st.names[self.current]
         parts = [json.dumps(view, sort_keys=True, separators=(",", ":")), f"asked: {asked}"]
         if self.partial is not None:
-            who, name, prefix = self.partial
-            parts.append(f"choosing: {self.st.names[who]} {name} {list(prefix)}")
+            parts.append(self._hidden(seat, f"choosing: {self._choosing_text()}"))
         return "\n".join(parts)
+
+    def _choosing_text(self) -> str:
+        """The move being chosen, in the scenario notation: a held card by its label (hidden per viewer)."""
+        from ..engine.notation import value_text
+
+        assert self.partial is not None
+        who, name, prefix = self.partial
+        params = self.eng.moves[name].decl.params
+        args = [f"{p.name}={'none' if v is None else value_text(self.st, p.kind, v)}"
+                for p, v in zip(params, prefix, strict=False)]
+        return " ".join([self.st.names[who], name, *args])
+
+    def _hidden(self, seat: int, text: str) -> str:
+        """The text with every card the player does not know shown as `?`."""
+        known, labels = self.st.known, self.st.facts.by_label
+
+        def hide(match: re.Match[str]) -> str:
+            card = labels.get(match.group(0))
+            return match.group(0) if card is None or known[card] >> seat & 1 else "?"
+
+        return _LABEL.sub(hide, text)
 
     def information_text(self, seat: int) -> str:
         """The observation and everything the player saw happen since the deal (each move's text with
         the cards the player does not know hidden)."""
-        known = self.st.known
-
-        def hide(match: re.Match[str]) -> str:
-            card = self.st.facts.by_label.get(match.group(0))
-            return match.group(0) if card is None or known[card] >> seat & 1 else "?"
-
-        seen = [_LABEL.sub(hide, line) for line in self.history]
+        seen = [self._hidden(seat, line) for line in self.history]
         return self.observation_text(seat) + "\n" + "\n".join(seen)
 
     # ------------------------------------------------------------ states the player cannot tell apart
@@ -386,6 +400,11 @@ class Table:
         label = self.st.facts.label
         names = {label(c): label(d) for c, d in relabel.items()}
         new.history = [_LABEL.sub(lambda m: names.get(m.group(0), m.group(0)), line) for line in self.history]
+        if self.partial is not None:  # a held card already chosen is the card now in its place
+            who, name, prefix = self.partial
+            params = self.eng.moves[name].decl.params
+            new.partial = (who, name, tuple(relabel.get(v, v) if p.kind == "held_card" else v
+                                            for p, v in zip(params, prefix, strict=False)))
         return new
 
     # ------------------------------------------------------------ serialisation

@@ -4,12 +4,16 @@ Built from the rules as data: species, phases, piles, moves and variables are th
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ..engine.engine import Engine
 from ..engine.state import State
+from ..language import syntax as s
+from ..language.ruleset import Ruleset
+from ..language.walk import walk_stmts
 from .sequential import Table
 
 
@@ -21,7 +25,9 @@ class Encoder:
     species of its cards that the player knows; the player's own hand the same way. Then the phase, the
     active player, who is asked, the open window (its reference's species when known, who may call,
     whether its attempt is used), the first waiting ability and its owner, the move being chosen, and every
-    variable of the rules (a number over 100, yes or no, a player one-hot)."""
+    variable of the rules: a number squashed into (0, 1) (0 is 0.5; scores can be negative and totals pass
+    any fixed bound, so no value is clipped), yes or no, a player one-hot, a set of players one bit per
+    seat, a text one-hot over the texts the rules give it."""
 
     def __init__(self, eng: Engine, players: int) -> None:
         self.n = players
@@ -34,10 +40,20 @@ class Encoder:
         self.variables = list(eng.rules.variables.values())
         k = len(self.species)
         self.cell = 2 + k + self.n  # empty, unknown, species ..., who knows
+        self.texts = texts_of(eng.rules)
         self.size = (self.n * self.deck * self.cell + (self.piles + 1) * (1 + k) + len(self.phases)
                      + 3 * self.n + (k + self.n + 1) + (len(self.moves) + self.n) + (len(self.moves) + 1)
-                     + sum(self.n if v.per_player else 1 for v in self.variables
-                           if v.type in ("int", "bool")) + sum(self.n for v in self.variables if v.type == "player"))
+                     + sum((self.n if v.per_player else 1) * self._width(v) for v in self.variables))
+
+    def _width(self, v: s.VarDecl) -> int:
+        """The entries of one value of the variable (a per-player variable has one value per seat)."""
+        if v.type in ("int", "bool"):
+            return 1
+        if v.type in ("player", "players"):
+            return self.n
+        if v.type == "str":
+            return len(self.texts.get(v.name, ()))
+        return 0  # a card or a slot of the rules' state: the tableaux and piles above show the cards
 
     def encode(self, table: Table, seat: int) -> np.ndarray[Any, np.dtype[np.float32]]:
         out = np.zeros(self.size, np.float32)
@@ -121,21 +137,48 @@ class Encoder:
         st = table.st
         for v in self.variables:
             values = st.pvars.get(v.name) if v.per_player else [st.vars.get(v.name)]
-            if v.type in ("int", "bool"):
-                for i, value in enumerate(values or []):
-                    out[at + i] = _number(value)
-                at += self.n if v.per_player else 1
-            elif v.type == "player":
-                value = (values or [None])[0]
-                if isinstance(value, int) and 0 <= value < self.n:
-                    out[at + value] = 1
-                at += self.n
+            width = self._width(v)
+            for i, value in enumerate(values or []):
+                self._value(out, at + i * width, v, value)
+            at += (self.n if v.per_player else 1) * width
         return at
+
+    def _value(self, out: np.ndarray[Any, Any], at: int, v: s.VarDecl, value: Any) -> None:
+        if v.type in ("int", "bool"):
+            out[at] = _number(value)
+        elif v.type == "player" and isinstance(value, int) and 0 <= value < self.n:
+            out[at + value] = 1
+        elif v.type == "players":
+            for seat in value or ():
+                if 0 <= seat < self.n:
+                    out[at + seat] = 1
+        elif v.type == "str":
+            texts = self.texts.get(v.name, ())
+            if value in texts:
+                out[at + texts.index(value)] = 1
+
+
+def texts_of(rules: Ruleset) -> dict[str, tuple[str, ...]]:
+    """For each text variable, the texts the rules give it (its initial value and every `set` of a literal),
+    in a fixed order: the one-hot positions of its value."""
+    bodies = [m.body for m in rules.moves.values()] + [r.body for r in (*rules.routines.values(),
+                                                                      *rules.hooks.values())]
+    out: dict[str, set[str]] = {}
+    for v in rules.variables.values():
+        if v.type == "str" and isinstance(v.init, s.Lit) and isinstance(v.init.value, str):
+            out.setdefault(v.name, set()).add(v.init.value)
+    for body in bodies:
+        for stmt in walk_stmts(body):
+            if isinstance(stmt, s.SetVar) and isinstance(stmt.value, s.Lit) and isinstance(stmt.value.value, str):
+                out.setdefault(stmt.name, set()).add(stmt.value.value)
+    texts = {v.name for v in rules.variables.values() if v.type == "str"}  # `set phase = ...` is no variable
+    return {name: tuple(sorted(found)) for name, found in out.items() if name in texts}
 
 
 def _number(value: Any) -> float:
+    """A yes or no as 0 or 1; a number squashed into (0, 1), order kept, 0 at the middle."""
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, int):
-        return max(-1.0, min(1.0, value / 100))
+        return 0.5 + 0.5 * math.tanh(value / 100)
     return 0.0

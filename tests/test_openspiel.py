@@ -222,6 +222,20 @@ def test_every_variable_of_the_rules_is_in_the_tensor_within_zero_and_one() -> N
     assert low.min() >= 0.0 and low.max() <= 1.0 and not np.array_equal(low, encoder.encode(table, 0))
 
 
+def test_an_observer_of_the_public_information_alone_is_refused() -> None:
+    """OpenSpiel asks for observers by information type. The player's own view is offered; a public-only
+    observer would otherwise get it, private cards and all."""
+    from open_spiel.python.observation import make_observation
+
+    game = load(2)
+    own = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False, public_info=True,
+                                                            private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER))
+    assert own.string_from(game.new_initial_state(), 0)
+    with pytest.raises(ValueError, match="own view only"):
+        make_observation(game, pyspiel.IIGObservationType(perfect_recall=False, public_info=True,
+                                                          private_info=pyspiel.PrivateInfoType.NONE))
+
+
 def test_openspiels_ismcts_bot_plays_a_whole_match() -> None:
     game = load(2, max_actions=1500)
     rng = np.random.RandomState(0)

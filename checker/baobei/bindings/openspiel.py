@@ -82,6 +82,12 @@ class BaoBeiGame(pyspiel.Game):  # type: ignore[misc]
         return BaoBeiState(self, Table(self.baobei, self.players, self.max_actions))
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
+        if iig_obs_type is not None and (iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER
+                                         or not iig_obs_type.public_info):
+            # A view of the public information alone (or of another's private one) is not built: giving the
+            # player's own view instead would hand an algorithm that asked for public states private cards.
+            raise ValueError(f"{SHORT_NAME} observes a player's own view only (public and single-player private "
+                             f"information), not {iig_obs_type}")
         recall = iig_obs_type is not None and iig_obs_type.perfect_recall
         return Observer(self, recall)
 

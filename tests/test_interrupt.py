@@ -110,6 +110,24 @@ def test_output_is_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pyte
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
 
 
+def test_output_to_a_pipe_or_device_is_written_into_not_replaced(tmp_path: Path) -> None:
+    """`--log /dev/stdout`, a named pipe: the text goes through it, and the path stays what it was (a rename
+    over it would put a plain file in place of the device, /dev/null included, when run as root)."""
+    import os
+    import stat
+    import threading
+
+    pipe = tmp_path / "log.fifo"
+    os.mkfifo(pipe)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(pipe.read_text(encoding="utf-8")), daemon=True)
+    reader.start()
+    write_output(pipe, "through the pipe")
+    reader.join(timeout=10)
+    assert got == ["through the pipe"]
+    assert stat.S_ISFIFO(pipe.stat().st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["log.fifo"]
+
+
 def test_a_z3_object_cut_short_by_ctrl_c_is_not_reported_at_exit(monkeypatch: pytest.MonkeyPatch) -> None:
     import types
 

@@ -111,16 +111,20 @@ class ScenarioBuilder(SourceBuilder):
                                                          "window", "waiting", "protected")}
         for key, value in lines:
             parts[key].append(value)
+        for key in ("active", "phase", "seed", "among", "round", "turn"):
+            if len(parts[key]) > 1:  # each says one thing of the table: a second one is a mistake, not an update
+                raise ScenarioError(parts[key][1][-1], f"the table gives `{key}` twice")
 
         def last(key: str) -> Any:
             return parts[key][-1] if parts[key] else None
 
         players = [p for group in parts["players"] for p in group]
+        phase, seed = last("phase"), last("seed")
         return sc.Table(self._p(meta), tuple(name for name, _ in players), tuple(parts["tableau"]), last("active"),
-                        last("phase"), last("seed") or 0, tuple(parts["knows"]), tuple(parts["holds"]),
+                        phase and phase[0], seed[0] if seed else 0, tuple(parts["knows"]), tuple(parts["holds"]),
                         tuple(parts["set"]), last("among"), last("round"), last("turn"), tuple(parts["marked"]),
                         tuple(parts["window"]), tuple(parts["waiting"]), last("protected"),
-                        tuple(pos for _, pos in players))
+                        tuple(pos for _, pos in players), phase and phase[1])
 
     def t_players(self, meta: Any, *names: Token) -> tuple[str, Any]:
         return ("players", [(str(n), self._tp(n)) for n in names])
@@ -138,10 +142,10 @@ class ScenarioBuilder(SourceBuilder):
         return ("active", (str(name), self._tp(name)))
 
     def t_phase(self, meta: Any, name: Token) -> tuple[str, Any]:
-        return ("phase", str(name))
+        return ("phase", (str(name), self._tp(name)))
 
     def t_seed(self, meta: Any, seed: Token) -> tuple[str, Any]:
-        return ("seed", int(seed))
+        return ("seed", (int(seed), self._tp(seed)))
 
     def t_round(self, meta: Any, number: Token) -> tuple[str, Any]:
         return ("round", (int(number), self._tp(number)))

@@ -106,6 +106,16 @@ def test_a_list_as_a_moves_argument_is_reported_in_the_scenario_notation(tmp_pat
     assert "Value(" not in err
 
 
+def test_a_named_pipe_among_the_scenarios_of_a_directory_is_no_scenario(tmp_path: Path, capsys: Capture) -> None:
+    """Reading a pipe nobody writes to waits forever: a directory's scenarios are its regular files."""
+    import os
+
+    write(tmp_path, "a.scenario", PASSING)
+    os.mkfifo(tmp_path / "stray.scenario")
+    assert main(["check", str(tmp_path)]) == 0
+    assert "1 passed, 0 failed" in capsys.readouterr().out
+
+
 def test_one_malformed_file_among_good_ones_still_exits_2(tmp_path: Path, capsys: Capture) -> None:
     write(tmp_path, "a.scenario", PASSING)
     write(tmp_path, "b.scenario", MALFORMED)
@@ -675,9 +685,11 @@ def test_built_site_and_simulation_output_are_not_committed() -> None:
     assert "site/" in ignored and "/simulation/" in ignored
 
 
-def test_a_scenario_that_cites_nothing_is_bad_input(tmp_path: Path, capsys: Capture) -> None:
-    """The README promises exit 2 for a scenario citing no paragraph: it answers no question of the book."""
-    text = 'scenario "A deal"\n\ndeal seed 1 players a b c\n\nplay\n  expect phase peek\n'
+@pytest.mark.parametrize("cites", ["", "cites § 1.2\n"])
+def test_a_scenario_that_cites_nothing_is_bad_input(cites: str, tmp_path: Path, capsys: Capture) -> None:
+    """The README promises exit 2 for a scenario citing no paragraph: it answers no question of the book.
+    A section alone names no paragraph either."""
+    text = f'scenario "A deal"\n{cites}\ndeal seed 1 players a b c\n\nplay\n  expect phase peek\n'
     path = write(tmp_path, "uncited.scenario", text)
     assert main(["check", str(path)]) == 2
     assert f"{path}:1:1: the scenario cites no paragraph of the rulebook" in capsys.readouterr().err

@@ -253,6 +253,13 @@ def test_bad_input_gives_exit_2(argv: list[str], tmp_path: Path, capsys: Capture
     assert "error:" in capsys.readouterr().err
 
 
+def test_a_player_count_no_version_allows_is_bad_input_naming_both_ranges(tmp_path: Path, capsys: Capture) -> None:
+    rules = str(default_rules_dir())
+    assert main(["compare", "--rules", rules, "--rules", rules, "--players", "99", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--players 99: no version allows it: old (" in err and "; new (" in err and "explore" not in err
+
+
 def test_out_must_be_a_folder(tmp_path: Path, capsys: Capture) -> None:
     (tmp_path / "file").write_text("x", encoding="utf-8")
     rules = str(default_rules_dir())

@@ -60,6 +60,13 @@ def test_a_match_is_dealt_from_the_campaign_seed_and_its_index() -> None:
     assert match_seed(1, 3) < 2 ** 48  # a scenario's `deal seed` line states it
 
 
+def test_the_summary_names_the_workers_the_campaign_ran_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--workers beyond the matches: the campaign runs one process per match, and says so."""
+    args = ["simulate", "--players", "2", "--matches", "1", "--workers", "9", "--out", str(tmp_path / "sim")]
+    assert main(args) == 0
+    assert "1 match in " in (out := capsys.readouterr().out) and " on 1 worker: " in out
+
+
 def test_the_command_writes_the_table_the_json_and_the_plots(tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "sim"

@@ -379,7 +379,7 @@ def seat_of(name: str, players: int) -> int:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from .language.paths import default_rules_dir
-    from .play.campaign import Spec, default_policy, default_workers, engine_for, read_rules, run_campaign
+    from .play.campaign import Spec, default_policy, default_workers, engine_for, read_rules, run_campaign, workers_used
     from .play.report import print_summary
     from .play.simulation import Simulation
 
@@ -409,8 +409,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             print_summary(figures)
     else:
         print_summary(figures)
-    where = args.dask if args.dask else plural(workers, "worker")
-    emit(f"{args.matches:,} matches in {seconds:.1f}s on {where}: {args.matches / seconds:,.2f} matches/s, "
+    where = args.dask if args.dask else plural(workers_used(workers, args.matches), "worker")
+    played = f"{args.matches:,} match" + ("" if args.matches == 1 else "es")
+    emit(f"{played} in {seconds:.1f}s on {where}: {args.matches / seconds:,.2f} matches/s, "
          f"{figures['moves'] / seconds:,.0f} moves/s", err=args.json)
     emit(f"wrote {out / 'simulate.json'} and the plots (PNG and SVG) in {out}", err=args.json)
     return EXIT_FAIL if figures["findings"] else EXIT_OK

@@ -97,6 +97,7 @@ def compare(request: Request) -> Comparison:
     # Compiled afresh (from the cache of compiled rules, keyed by the files' digest), not from the engines a
     # process keeps per folder: a folder edited since, in a long session, would be compared as it was.
     old, new = Engine(load_ruleset(request.old.directory)), Engine(load_ruleset(request.new.directory))
+    _check_players(request.properties.players, old, new, labels)
     changes = rule_changes(old.rules, new.rules)
     with progress("scenarios replayed under both versions", len(request.scenarios)) as advance:
         answers = compare_answers(request.scenarios, old, new, advance)
@@ -105,6 +106,16 @@ def compare(request: Request) -> Comparison:
     played, samples = _play(request, request.play) if request.play is not None else (None, None)
     return Comparison(labels, changes, answers, properties, search, played, samples=samples,
                       seconds=time.perf_counter() - began)
+
+
+def _check_players(players: int, old: Engine, new: Engine, labels: dict[str, str]) -> None:
+    """A player count that neither version allows is bad input, before any work (one that a version allows
+    is a difference the comparison shows)."""
+    sides = ((OLD, old.rules), (NEW, new.rules))
+    if not any(rules.min_players <= players <= rules.max_players for _, rules in sides):
+        allowed = "; ".join(f"{side} ({labels[side]}) allows {rules.min_players} to {rules.max_players} "
+                            f"({rules.players_cite})" for side, rules in sides)
+        raise BaoError(f"--players {players}: no version allows it: {allowed}")
 
 
 def _readable(files: list[Path]) -> list[sc.Scenario]:

@@ -178,13 +178,18 @@ def run_campaign(spec: Spec, matches: int, workers: int = 1, dask: str | None = 
     return totals
 
 
+def workers_used(workers: int, matches: int) -> int:
+    """The processes a campaign runs on: at most one per match and four per core."""
+    return max(1, min(workers, matches, 4 * default_workers()))
+
+
 def campaign_records(spec: Spec, matches: int, workers: int = 1, dask: str | None = None,
                      advance: Callable[[int], None] = lambda n: None) -> Generator[MatchRecord]:
     """Every match's record, in match order, played as they are asked for: at most a few jobs per worker
     are under way or waiting to be read at any time. Closing it early stops the workers."""
     # More processes than matches have nothing to play, and far more than cores only compete for them: a
     # mistyped --workers must not fork thousands of processes.
-    workers = max(1, min(workers, matches, 4 * default_workers()))
+    workers = workers_used(workers, matches)
     # closing: the pool or the cluster's client is let go as soon as this is, not when it is collected.
     with closing(_job_results(spec, jobs(matches, workers), workers, dask)) as results:
         for records in results:

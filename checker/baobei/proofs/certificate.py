@@ -110,12 +110,13 @@ class Kept:
 
     reports: dict[int, InductionReport]
     stale: list[int]
+    unreadable: bool = False  # a record is there that this code cannot read (not JSON, another format)
 
 
 def kept(rules_dir: Path) -> Kept:
     data = _read(rules_dir)
     if data is None:
-        return Kept({}, [])
+        return Kept({}, [], unreadable=certificate_path(rules_dir).exists())
     counts = {int(n): entry for n, entry in data.get("counts", {}).items()}
     if data.get("key") != key(rules_dir):
         return Kept({}, sorted(counts))

@@ -308,6 +308,7 @@ class Verified:
     relations: dict[int, Transitions]
     searches: Searches
     stale: list[int] = field(default_factory=list)  # counts whose induction record is for other rules or code
+    unreadable: bool = False  # the induction record is there but cannot be read
 
 
 def quiet(line: str) -> None:
@@ -333,7 +334,7 @@ def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, de
     relations = Relations(rules, bmc_depth, bmc_seconds, with_induction, skip, tell=tell, kept=recorded.reports)
     if any(searched(p) for p in props):
         judge_counts(searches, relations, counts, workers)
-    out = Verified([], [], {}, relations.done, searches, recorded.stale)
+    out = Verified([], [], {}, relations.done, searches, recorded.stale, recorded.unreadable)
     for prop in props:
         reads: list[str] = []
         explored = False
@@ -706,6 +707,9 @@ def show_shared(verified: Verified, failing_rules: list[tuple[int, str, Failure]
         counts_text = f"{plural(len(verified.stale), 'player count')} {', '.join(map(str, verified.stale))}"
         voice.line(f"induction the record {FILE} is for other rules or another prover ({counts_text}): not used; "
                    "`baobei verify --certify` makes it again")
+    if verified.unreadable:
+        voice.line(f"induction the record {FILE} cannot be read (not JSON, or a format this code does not know): "
+                   "not used; `baobei verify --certify` makes it again")
     for players, where, failure in failing_rules:
         voice.line(f"violated  a move the rules cannot carry out with {players} players, reached {failure.depth} "
                    f"moves {where}: " + " / ".join(failure.moves), "fail")

@@ -392,8 +392,8 @@ def scenario_files(paths: list[Path]) -> list[Path]:
     """Scenario files under the given files and directories, sorted (deterministic)."""
     out: list[Path] = []
     for p in paths:
-        if p.is_dir():
-            out.extend(sorted(p.rglob(f"*{SCENARIO_SUFFIX}")))
+        if p.is_dir():  # regular files only: reading a stray named pipe would wait for a writer forever
+            out.extend(sorted(f for f in p.rglob(f"*{SCENARIO_SUFFIX}") if f.is_file()))
         elif p.exists():
             out.append(p)
         else:

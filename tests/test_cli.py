@@ -777,3 +777,22 @@ def test_explore_deals_no_more_than_its_state_budget_holds(capsys: Capture, monk
     assert main(["explore", "--players", "2", "--depth", "1", "--deals", "100000", "--max-states", "50"]) == 0
     assert "stopped at 50 states, in depth 0" in capsys.readouterr().out
     assert len(dealt) == 50
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "--players", "2", "--log", ""],
+    ["check", "--junit", ""],
+    ["explain", "--svg", "", "x.scenario"],
+    ["explore", "--emit-scenario", ""],
+    ["verify", "--json", ""],
+    ["verify", "--tables", " "],
+    ["docs", "--out", ""],
+    ["simulate", "--out", ""],
+    ["simulate", "--policy", ""],
+])
+def test_an_empty_path_or_name_is_bad_input(argv: list[str], capsys: Capture) -> None:
+    """An empty value names nothing: it was passed over as if the option were not given (no log written),
+    or taken for the current directory."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2 and "an empty value names nothing" in capsys.readouterr().err

@@ -34,7 +34,7 @@ from .language.errors import (
     read_source,
     write_output,
 )
-from .language.options import at_least
+from .language.options import at_least, named
 from .language.paths import PROJECT_ROOT, default_rules_dir, default_scenarios_dir
 from .language.terminal import emit, is_terminal, progress, table
 from .language.words import plural
@@ -677,11 +677,11 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--json", action="store_true",
                            help="print the results as JSON (schema: docs/check.schema.json); the lines for "
                                 "people go to standard error")
-            p.add_argument("--junit", metavar="FILE",
+            p.add_argument("--junit", type=named, metavar="FILE",
                            help="also write the results as JUnit XML, which CI dashboards show")
         elif name == "explain":
             p.add_argument("file", help="the scenario file to replay and explain")
-            p.add_argument("--svg", metavar="DIR",
+            p.add_argument("--svg", type=named, metavar="DIR",
                            help="also draw the table before and after every move as SVG pictures into DIR")
             p.add_argument("--source", action="store_true",
                            help="first show the scenario's source, highlighted on a terminal")
@@ -714,7 +714,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--max-turns", type=POSITIVE, default=None,
                            help="stop once this many turns have begun after the deal (a turn cap, as D9 "
                                 "leaves to simulations)")
-            p.add_argument("--log", metavar="FILE",
+            p.add_argument("--log", type=named, metavar="FILE",
                            help="also write the game as a game log (JSON Lines, docs/log.schema.json) with claims "
                                 "after every move, for `baobei referee`")
             p.add_argument("--as", dest="viewer", metavar="PLAYER",
@@ -739,7 +739,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--max-states", type=POSITIVE, metavar="M",
                            help="stop after M states (default: as many as the available memory holds; a larger M "
                                 "is refused)")
-            p.add_argument("--emit-scenario", metavar="FILE", help="write the first failure as a scenario")
+            p.add_argument("--emit-scenario", type=named, metavar="FILE", help="write the first failure as a scenario")
             p.add_argument("--knowledge", action="store_true",
                            help="also judge the properties that read who knows a card (left out by default: "
                                 "knowledge then is part of every state, and the search reaches fewer depths)")
@@ -767,8 +767,8 @@ def build_parser() -> argparse.ArgumentParser:
                            help="go on after an error where the state allows, to list every error")
         elif name == "verify":
             p.add_argument("--players", type=int, help="one player count (default: every allowed count)")
-            p.add_argument("--emit-scenario", metavar="FILE", help="write a counterexample as a scenario")
-            p.add_argument("--json", metavar="FILE", dest="json_out",
+            p.add_argument("--emit-scenario", type=named, metavar="FILE", help="write a counterexample as a scenario")
+            p.add_argument("--json", type=named, metavar="FILE", dest="json_out",
                            help="also write every result as JSON (schema: docs/verify.schema.json); - for "
                                 "standard output (the lines for people then go to standard error)")
             p.add_argument("-v", "--verbose", action="store_true",
@@ -777,7 +777,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--only", action="append", metavar="NAME",
                            help="judge only this property (repeat for more); the others are left out of the "
                                 "bounded model checking too, which is then much faster")
-            p.add_argument("--docs", metavar="FILE", help="write the invariants' documentation (docs/invariants.md)")
+            p.add_argument("--docs", type=named, metavar="FILE",
+                           help="write the invariants' documentation (docs/invariants.md)")
             p.add_argument("--depth", type=NON_NEGATIVE, default=12,
                            help="moves after each deal the engine's search follows for what Z3 cannot prove")
             p.add_argument("--deals", type=POSITIVE, default=1, help="seeded deals the engine's search starts from")
@@ -796,7 +797,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--certify", action="store_true",
                            help="induction, and record what it proved in the rules directory (induction.json), "
                                 "which later runs use while the rules and their code are unchanged")
-            p.add_argument("--tables", metavar="PATH", default=None,
+            p.add_argument("--tables", type=named, metavar="PATH", default=None,
                            help="scenarios whose tables the engine's search starts from too (default: the "
                                 "project's scenarios/)")
             p.add_argument("--table-depth", type=NON_NEGATIVE, default=3, metavar="D",
@@ -811,8 +812,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--no-open", action="store_true", help="do not open the desk in the browser")
         elif name == "docs":
             p.add_argument("--check", action="store_true", help="exit 1 when a generated file differs")
-            p.add_argument("--out", metavar="DIR", default=None, help="output directory (default: docs/)")
-            p.add_argument("--site", metavar="DIR",
+            p.add_argument("--out", type=named, metavar="DIR", default=None, help="output directory (default: docs/)")
+            p.add_argument("--site", type=named, metavar="DIR",
                            help="build the docs as a static website (mkdocs-material, offline) into DIR instead")
             p.add_argument("--no-proofs", action="store_true",
                            help="leave out docs/invariants.md, whose proofs take about a minute")
@@ -823,14 +824,14 @@ def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, default=4, help="players at the table")
     p.add_argument("--matches", type=POSITIVE, default=100, help="whole matches to play")
     p.add_argument("--seed", type=int, default=1, help="the campaign's seed: match i is dealt from (seed, i)")
-    p.add_argument("--policy", default=None,
+    p.add_argument("--policy", type=named, default=None,
                    help="how the players choose: random (uniformly over the legal moves), kinds (a kind of move "
                         "first), or a policy of the rules (default: the first policy the rules declare, else random)")
     p.add_argument("--workers", type=POSITIVE, default=None,
                    help="worker processes (default: every core; at most one per match and four per core)")
     p.add_argument("--dask", metavar="ADDRESS", help="run the matches on this Dask scheduler instead (the dask "
                    "extra: pip install 'baobei[dask]')")
-    p.add_argument("--out", metavar="DIR", default="simulation",
+    p.add_argument("--out", type=named, metavar="DIR", default="simulation",
                    help="where the figures (simulate.json), the plots and the findings go (default: simulation/)")
     p.add_argument("--max-turns", type=POSITIVE, default=1000,
                    help="the turn cap of a round (D9: the rules set none); a capped round stops its match")

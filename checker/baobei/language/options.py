@@ -18,3 +18,11 @@ def at_least(minimum: int) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def named(text: str) -> str:
+    """An argparse type: a file, directory or name the user gives (an empty one names nothing, and would
+    otherwise be passed over as if the option were not given, or taken for the current directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty value names nothing")
+    return text

@@ -796,3 +796,13 @@ def test_an_empty_path_or_name_is_bad_input(argv: list[str], capsys: Capture) ->
     with pytest.raises(SystemExit) as exit_:
         main(argv)
     assert exit_.value.code == 2 and "an empty value names nothing" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("line", ['question en "Again?"', 'answer de "Nochmal."'])
+def test_a_second_question_or_answer_in_one_language_is_malformed(line: str, tmp_path: Path, capsys: Capture) -> None:
+    head = 'question de "Frage?"\nanswer de "Antwort."\nquestion en "Question?"\nanswer en "Answer."\n'
+    text = PASSING.replace("cites § 2.2 [P24]\n", f"cites § 2.2 [P24]\n{head}{line}\n")
+    path = write(tmp_path, "twice.scenario", text)
+    assert main(["check", str(path)]) == 2
+    number = text.splitlines().index(line) + 1
+    assert f"{path}:{number}:1: a second `{line.split()[0]} {line.split()[1]}` line" in capsys.readouterr().err

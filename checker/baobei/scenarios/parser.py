@@ -74,7 +74,10 @@ class ScenarioBuilder(SourceBuilder):
                                "assumes": [], "questions": {}, "answers": {}, "faq": [], "faq_pos": None}
         for key, value in metas:
             if key in ("questions", "answers"):
-                out[key][value[0]] = value[1]
+                lang, text, pos = value
+                if lang in out[key]:  # a second one would replace the first in silence
+                    raise ScenarioError(pos, f"a second `{key[:-1]} {lang}` line: a scenario asks and answers once")
+                out[key][lang] = text
             elif key == "faq":
                 out["faq"].extend(value[0])
                 out["faq_pos"] = value[1]
@@ -95,10 +98,10 @@ class ScenarioBuilder(SourceBuilder):
         return ("faq", ([str(p) for p in paras], self._p(meta)))
 
     def m_question(self, meta: Any, lang: Token, text: Token) -> tuple[str, Any]:
-        return ("questions", (str(lang), unquote(text)))
+        return ("questions", (str(lang), unquote(text), self._p(meta)))
 
     def m_answer(self, meta: Any, lang: Token, text: Token) -> tuple[str, Any]:
-        return ("answers", (str(lang), unquote(text)))
+        return ("answers", (str(lang), unquote(text), self._p(meta)))
 
     # --- setup
     def deal(self, meta: Any, seed: Token, *players: Token) -> sc.Deal:

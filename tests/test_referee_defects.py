@@ -440,3 +440,12 @@ def test_a_hundred_logs_in_one_call(default_engine: Engine, tmp_path: Path) -> N
                           cwd=PROJECT_ROOT, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["legal"] == 100
+
+
+def test_a_named_pipe_among_the_logs_of_a_directory_is_no_log(default_engine: Engine, tmp_path: Path) -> None:
+    """Reading a pipe nobody writes to waits forever: a directory's logs are its regular files."""
+    import os
+
+    paths = small_logs(default_engine, tmp_path / "logs", 2)
+    os.mkfifo(tmp_path / "logs" / "stray.jsonl")
+    assert log_paths([tmp_path / "logs"]) == paths

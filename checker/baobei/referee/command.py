@@ -33,7 +33,8 @@ def log_paths(paths: Sequence[Path]) -> list[Path]:
     out: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found = sorted(path.rglob(f"*{LOG_SUFFIX}"))
+            # Regular files only: reading a stray named pipe would wait for a writer forever.
+            found = sorted(f for f in path.rglob(f"*{LOG_SUFFIX}") if f.is_file())
             if not found:
                 raise LogError(Pos(str(path), 0, 0), f"no game logs (*{LOG_SUFFIX}) in this directory")
             out += found

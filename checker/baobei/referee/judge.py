@@ -62,6 +62,9 @@ LABEL_IN_TABLE = re.compile(r"[^\s,:#]+#\d+")
 DRAW_PILE = "draw_pile"  # the pile draws come from (the engine's draw statement draws from it)
 MAX_IMPLICIT = 3
 ACTIVE_CLAIM = "active"  # the claim language's kind of claim about the active player (`active ben`)
+# A header's `table` is parsed as a scenario's table block: the parser reads a line `table` and then the
+# header's strings, so that the first string is the parser's line 2.
+TABLE_FIRST_LINE = 2
 
 
 @dataclass(frozen=True)
@@ -167,16 +170,17 @@ class Referee:
         header = self.log.header
         if "table" in header:
             self._table_names()
-            for labelled in header["table"]:
+            table, where = list(header["table"]), f"{self.log.path}:1 table"
+            for number, labelled in enumerate(table, 1):
                 found = LABEL_IN_TABLE.search(labelled)
                 if found is not None:
-                    raise LogError(self.header_pos, f"table line {quoted(labelled)}: {quoted(found.group(0))} names "
-                                   "a numbered card, but a table names species only (`#` begins a comment in a table "
-                                   "line, so the rest of the line would be lost): write the species")
+                    raise LogError(self.header_pos, f"table line {number} {quoted(labelled)}: {quoted(found.group(0))} "
+                                   "names a numbered card, but a table names species only (`#` begins a comment in a "
+                                   "table line, so the rest of the line would be lost): write the species")
             try:
-                st = build_table(self.eng, parse_table_lines(list(header["table"]), f"{self.log.path}:1 table"))
+                st = build_table(self.eng, parse_table_lines(table, where))
             except ScenarioError as err:
-                raise LogError(self.header_pos, f"{err.pos}: {err.message}", err.excerpt) from None
+                raise LogError(self.header_pos, table_error(table, where, err), err.excerpt) from None
             if list(st.names) != self.names:
                 raise LogError(self.header_pos, f"the table's players {', '.join(st.names)} are not the log's "
                                f"players {', '.join(self.names)}")
@@ -632,6 +636,25 @@ class Referee:
 
     def _finding(self, line: Line, kind: str, move: Move, rule: str, why: str, st: State) -> Finding:
         return Finding(line.number, kind, self.eng.describe(st, move), rule, why, tuple(render_table(self.eng, st)))
+
+
+def table_error(table: list[str], where: str, err: ScenarioError) -> str:
+    """A table's error said by the header's `table` line it is in (1 for the array's first string) and its
+    column there, instead of the parser's position: the parser counts the `table` line it puts before the
+    header's strings (the first string would be its line 2), and its position repeats the log's name."""
+    if err.pos.file != where:
+        return f"table: {err.pos}: {err.message}"  # not a place in the table's lines: said as it is
+    line, start = err.pos.line, TABLE_FIRST_LINE
+    if line < start:
+        return f"table: {err.message}"  # the parser's own `table` line: the table as a whole (no players, say)
+    for number, text in enumerate(table, 1):
+        # A string with a line feed in it is read as several lines of the table.
+        count = text.count("\n") + 1
+        if line < start + count:
+            within = f" (its line {line - start + 1})" if count > 1 else ""
+            return f"table line {number} {quoted(text)}{within}, at its character {err.pos.column}: {err.message}"
+        start += count
+    return f"table, after its last line: {err.message}"
 
 
 def _deal_without_picks(err: MissingPick, given: int) -> str:

@@ -15,6 +15,8 @@ Two things a log may say that the engine's notation does not read:
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from itertools import permutations
 from typing import Any
@@ -41,28 +43,77 @@ class Refused:
     why: str
 
 
-def move_parts(raw: str | dict[str, Any], pos: Pos) -> tuple[str, str, list[Arg]]:
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+PLAYER, NAME = "player", "name"  # the parts of a move an error may be about, besides an argument (its index)
+Part = str | int | None
+
+
+class MovePartError(NotationError):
+    """A move's error with the part it is about: PLAYER, NAME, the index of an argument as the log gives it
+    (before `?` arguments are set aside), or None (the move as a whole)."""
+
+    def __init__(self, message: str, part: Part) -> None:
+        super().__init__(message)
+        self.part = part
+
+
+def move_parts(raw: str | dict[str, Any]) -> tuple[str, str, list[Arg]]:
     """The player, the move's name and its arguments (by name, or None: in order) of a logged move."""
     if isinstance(raw, str):
         tokens = raw.split()
         if len(tokens) < 2:
-            raise LogError(pos, f"move {quoted(raw)}: a move is written PLAYER MOVE [NAME=VALUE ...]")
+            raise MovePartError("a move is written PLAYER MOVE [NAME=VALUE ...]", None)
         args: list[Arg] = []
-        for token in tokens[2:]:
+        for i, token in enumerate(tokens[2:]):
             key, sep, value = token.partition("=")
-            args.append((key, literal_of(value)) if sep else (None, literal_of(token)))
+            args.append((key, _read(value, i)) if sep else (None, _read(token, i)))
         return tokens[0], tokens[1], args
-    return raw["player"], raw["name"], [(k, _literal(v)) for k, v in raw.get("args", {}).items()]
+    return raw["player"], raw["name"], [(k, _literal(v, i)) for i, (k, v) in enumerate(raw.get("args", {}).items())]
 
 
-def _literal(value: object) -> Literal:
+def _read(token: str, index: int) -> Literal:
+    try:
+        return literal_of(token)
+    except ValueError as err:  # a number too long to read: the argument's error, not a crash
+        raise MovePartError(f"not a value this referee reads: {err}", index) from None
+
+
+def _literal(value: object, index: int) -> Literal:
     if value is None:
         return ("none", None)
     if isinstance(value, bool):
         return ("bool", value)
     if isinstance(value, int):
         return ("int", value)
-    return literal_of(str(value))
+    return _read(str(value), index)
+
+
+def where_in_move(raw: str | dict[str, Any], params: list[str], part: Part) -> tuple[str, str]:
+    """The part of a logged move an error is about, in words, and (for a move text) a caret excerpt under it:
+    the line's position is the line's start, so the words say where in the move the error is. A text says
+    the part's character; an object the field's path, as the schema's errors do. Read from the logged move
+    itself, since the error may come before its arguments were all read."""
+    if isinstance(raw, dict):
+        keys = [str(k) for k in raw.get("args", {})]
+        if isinstance(part, int) and part < len(keys):
+            key = keys[part]
+            # A key that is no name (the schema allows any) is quoted, so that the path reads one way.
+            return f"at move.args.{key}" if _NAME.match(key) else f"at move.args[{json.dumps(key)}]", ""
+        return ("move", "") if part is None or isinstance(part, int) else (f"at move.{part}", "")
+    spans = [m.span() for m in re.finditer(r"\S+", raw)]  # the tokens of raw.split(), with their places
+    token = None if part is None else 0 if part == PLAYER else 1 if part == NAME else 2 + int(part)
+    if token is None or token >= len(spans):
+        return f"move {quoted(raw)}", ""
+    if isinstance(part, int):
+        key, sep, _ = raw[slice(*spans[token])].partition("=")
+        label = f"argument {key}" if sep else \
+            f"argument {params[part]}" if part < len(params) else f"argument {part + 1} (given in order)"
+    else:
+        label = f"its {part}"
+    column = spans[token][0] + 1
+    # A caret under the part, when the text is one line of plain characters (else the caret would miss it).
+    excerpt = f"    {raw}\n    {' ' * (column - 1)}^" if raw.isprintable() else ""
+    return f"move {quoted(raw)}, {label}, at its character {column}", excerpt
 
 
 class MoveReader:
@@ -73,40 +124,58 @@ class MoveReader:
         self.viewer = viewer
 
     def read(self, st: State, raw: str | dict[str, Any], pos: Pos) -> Move | Refused:
+        name = ""  # the move's name, once read: an error names a positional argument by it
         try:
-            player, name, args = move_parts(raw, pos)
-            args, unseen = self._split_unseen(name, args, pos)
-            actor = player_seat(st, player)
-            args_or_refused = self._unheld(st, actor, name, args)
+            player, name, args = move_parts(raw)
+            kept, unseen, given = self._split_unseen(name, args)
+            try:
+                actor = player_seat(st, player)
+            except NotationError as err:
+                raise MovePartError(str(err), PLAYER) from None
+            args_or_refused = self._unheld(st, actor, name, kept)
             if isinstance(args_or_refused, Refused):
                 return args_or_refused
-            move = build_move(self.eng.rules.moves, st, player, name, args_or_refused)
-        except (NotationError, ValueError) as err:  # ValueError: a number too long to read
-            raise LogError(pos, f"move: {err}") from None
+            try:
+                move = build_move(self.eng.rules.moves, st, player, name, args_or_refused)
+            except NotationError as err:
+                # build_move names an argument by its index among the arguments it was given (the `?` ones
+                # set aside); none: the move's name (its player is known to be right by now).
+                raise MovePartError(str(err), NAME if err.arg is None else given[err.arg]) from None
+        except NotationError as err:
+            part = err.part if isinstance(err, MovePartError) else None
+            decl = self.eng.rules.moves.get(name)
+            where, excerpt = where_in_move(raw, [p.name for p in decl.params] if decl else [], part)
+            raise LogError(pos, f"{where}: {err}", excerpt) from None
+        except ValueError as err:  # a value no part of the move could read: said of the move as a whole
+            raise LogError(pos, f"{where_in_move(raw, [], None)[0]}: {err}") from None
         return self._choose_unseen(st, move, unseen) if unseen else move
 
     # ------------------------------------------------------------ `?`: a held card the viewer has not seen
-    def _split_unseen(self, name: str, args: list[Arg], pos: Pos) -> tuple[list[Arg], list[str]]:
-        """The arguments without the `?` ones, and the names of those (each a held card)."""
+    def _split_unseen(self, name: str, args: list[Arg]) -> tuple[list[Arg], list[str], list[int]]:
+        """The arguments without the `?` ones, the names of those (each a held card), and the index among
+        `args` of each argument kept (an error about one names it as the log gives it)."""
+        everyone = list(range(len(args)))
         if _UNSEEN_LITERAL not in [literal for _, literal in args]:
-            return args, []
+            return args, [], everyone
         decl = self.eng.rules.moves.get(name)
         if decl is None:
-            return args, []  # build_move says the move is unknown
+            return args, [], everyone  # build_move says the move is unknown
         params = list(decl.params)
         # By name from here: dropping a `?` given in order would shift the arguments after it.
         named = [(key if key is not None or i >= len(params) else params[i].name, literal)
                  for i, (key, literal) in enumerate(args)]
         kinds = {p.name: p.kind for p in params}
-        unseen = [key or "" for key, literal in named if literal == _UNSEEN_LITERAL]
-        for key in unseen:
-            if kinds.get(key) != HELD:
-                raise LogError(pos, f"move: `{UNSEEN}` stands for a held card the log's viewer has not seen; "
-                               f"{key or 'an argument'} of {name} is no held card")
+        unseen = [i for i, (_, literal) in enumerate(named) if literal == _UNSEEN_LITERAL]
+        for i in unseen:
+            key = named[i][0]
+            if kinds.get(key or "") != HELD:
+                raise MovePartError(f"`{UNSEEN}` stands for a held card the log's viewer has not seen; "
+                                    f"{key or 'this argument'} of {name} is no held card", i)
         if self.viewer is None:
-            raise LogError(pos, f"move: `{UNSEEN}` (a held card not seen) is only for a player's view (`view` "
-                           "in the header); a full log names every card")
-        return [(key, literal) for key, literal in named if literal != _UNSEEN_LITERAL], unseen
+            raise MovePartError(f"`{UNSEEN}` (a held card not seen) is only for a player's view (`view` in the "
+                                "header); a full log names every card", unseen[0])
+        kept = [i for i in everyone if i not in unseen]
+        return [named[i] for i in kept], [named[i][0] or "" for i in unseen], kept
 
     def _choose_unseen(self, st: State, move: Move, unseen: list[str]) -> Move | Refused:
         viewer = self.viewer

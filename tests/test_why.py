@@ -76,3 +76,25 @@ def test_a_position_in_a_game_log(tmp_path: Path, capsys: Capture) -> None:
 def test_bad_questions_are_bad_input(place: str, move: str | None, message: str, capsys: Capture) -> None:
     assert main(["why", place, *([move] if move else [])]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_line_inside_simultaneous_calls_is_no_position(tmp_path: Path, capsys: Capture) -> None:
+    """The calls of a `simultaneous` block are judged together: there is no table after one of them, so a
+    line inside the block is refused, naming where to ask; its last call's line is the table after them."""
+    scenario = default_scenarios_dir() / "double_pluck" / "single_and_double_simultaneous.scenario"
+    lines = scenario.read_text(encoding="utf-8").splitlines()
+    first = lines.index("  simultaneous") + 1
+    last = lines.index("  end", first)  # the number of the block's last call, the line before `end`
+    assert main(["why", f"{scenario}:{first + 1}", "alice end_turn"]) == 2
+    assert f"inside the simultaneous calls of lines {first}-{last}" in capsys.readouterr().err
+    assert main(["why", f"{scenario}:{last}"]) == 0
+    table = capsys.readouterr().out
+    assert "bob    1:—  2:Specht#1{-}  3:—" in table  # bob's double pluck is made: the table after the block
+
+
+@pytest.mark.parametrize("slot", ["bob.0", "bob.1000"])
+def test_a_slot_that_cannot_exist_is_bad_input_as_in_a_scenario(slot: str, capsys: Capture) -> None:
+    """Not a refusal of the rules (exit 1, a rule's paragraph): a mistake in the question (exit 2)."""
+    place = f"{SCENARIO}:{line_after('  expect window open for bob, carol')}"
+    assert main(["why", place, f"bob pluck target={slot}"]) == 2
+    assert f"target={slot} cannot exist: slots are numbered from 1" in capsys.readouterr().err

@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.engine import Engine
+from ..engine.move import Move
 from ..engine.notation import NotationError, parse_move_text
 from ..engine.state import State
 from ..engine.table_view import render_table
 from ..language.errors import BaoError, Rejection
 from ..language.ruleset import Ruleset
+from ..scenarios import syntax as sc
 from ..scenarios.parser import SCENARIO_SUFFIX, parse_scenario_file
 from ..scenarios.runner import Replay
 
@@ -85,6 +87,11 @@ def scenario_position(eng: Engine, path: Path, line: int) -> State:
     for step in scenario.steps:
         if line and step.pos.line > line:
             break
+        if line and isinstance(step, sc.Simultaneous) and step.calls and line < step.calls[-1].pos.line:
+            # The calls of the block are judged together (D6's order): there is no table between them.
+            first, last = step.pos.line, step.calls[-1].pos.line
+            raise BaoError(f"{path}:{line}: inside the simultaneous calls of lines {first}-{last}, which are "
+                           f"judged together: ask after line {first - 1} (before them) or at line {last} (after them)")
         failure = replay.step(step)
         if failure is not None:
             raise BaoError(f"{failure.pos}: the scenario fails here, before the position asked about: "
@@ -117,10 +124,20 @@ def ask(position: Position, move_text: str | None) -> Answer:
         move = parse_move_text(eng.rules.moves, st, move_text)
     except NotationError as err:
         raise BaoError(f"{move_text!r}: {err}") from None
+    _check_slots(st, move, move_text)
     rejection = eng.check(st, move)
     if rejection is None:
         return Answer(position, eng.describe(st, move), True)
     return Answer(position, rejection.move, False, list(rejection.all()))
+
+
+def _check_slots(st: State, move: Move, move_text: str) -> None:
+    """A slot no tableau can have (numbered from 1, at most one per card of the deck) is a mistake in the
+    question, as in a scenario, not a move the rules refuse."""
+    for name, value in move.args:
+        if isinstance(value, tuple) and len(value) == 2 and not 1 <= value[1] <= len(st.facts):
+            raise BaoError(f"{move_text!r}: {name}={st.names[value[0]]}.{value[1]} cannot exist: slots are numbered "
+                           f"from 1, and a tableau holds at most the {len(st.facts)} cards of the deck")
 
 
 def legal_by_player(eng: Engine, st: State) -> dict[str, list[str]]:

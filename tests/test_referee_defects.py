@@ -449,3 +449,15 @@ def test_a_named_pipe_among_the_logs_of_a_directory_is_no_log(default_engine: En
     paths = small_logs(default_engine, tmp_path / "logs", 2)
     os.mkfifo(tmp_path / "logs" / "stray.jsonl")
     assert log_paths([tmp_path / "logs"]) == paths
+
+
+def test_a_number_too_long_to_read_is_said_in_the_logs_terms(tmp_path: Path) -> None:
+    """Python's message names a setting of the interpreter (sys.set_int_max_str_digits): the log's reader
+    needs to hear what is wrong with the log."""
+    from baobei.referee.logfile import read_log
+
+    path = tmp_path / "huge.jsonl"
+    path.write_text('{"log": 1, "n": ' + "9" * 5000 + "}\n", encoding="utf-8")
+    with pytest.raises(LogError, match="a number with more digits than any count") as caught:
+        read_log(path)
+    assert "sys." not in str(caught.value) and caught.value.pos.line == 1

@@ -98,3 +98,8 @@ def test_a_slot_that_cannot_exist_is_bad_input_as_in_a_scenario(slot: str, capsy
     place = f"{SCENARIO}:{line_after('  expect window open for bob, carol')}"
     assert main(["why", place, f"bob pluck target={slot}"]) == 2
     assert f"target={slot} cannot exist: slots are numbered from 1" in capsys.readouterr().err
+
+
+def test_a_place_with_a_colon_and_no_line_says_the_line_is_missing(capsys: Capture) -> None:
+    assert main(["why", f"{SCENARIO}:"]) == 2
+    assert f"{SCENARIO}:: the line number is missing" in capsys.readouterr().err

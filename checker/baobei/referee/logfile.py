@@ -8,6 +8,7 @@ was found and what was expected, before anything is replayed.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -178,8 +179,13 @@ def parse_log(text: str, path: str, advance: Callable[[int], None] = lambda line
         except DuplicateKey as err:
             raise LogError(Pos(path, number, 1), f"the key {quoted(err.key)} is given twice in one object: JSON "
                            "readers differ on which value counts, so the referee takes neither") from None
-        except (RecursionError, ValueError) as err:  # nested too deep, a number too long to read
-            raise LogError(Pos(path, number, 1), f"not a JSON value this referee reads: {err}") from None
+        except RecursionError:
+            raise LogError(Pos(path, number, 1), "not a JSON value this referee reads: arrays or objects nested "
+                           "too deep") from None
+        except ValueError:  # Python's own words would name a setting of the interpreter, not the log's mistake
+            most = sys.get_int_max_str_digits()
+            raise LogError(Pos(path, number, 1), "not a JSON value this referee reads: a number with more digits "
+                           f"than any count, slot or score of a game ({most:,} at most)") from None
         pos = Pos(path, number, 1)
         if header is None:
             header = check_line(data, "header", pos)

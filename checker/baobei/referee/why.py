@@ -72,7 +72,9 @@ def no_file(path: Path) -> str:
         return f"{path}: is a folder; name a scenario or a game log, with :LINE for a position in it"
     if path.exists():
         return f"{path}: is not a regular file; name a scenario or a game log"
-    head, _, rest = str(path).partition(":")
+    head, colon, rest = str(path).partition(":")
+    if colon and not rest and Path(head).is_file():
+        return f"{path}: the line number is missing (FILE:LINE, the line a whole number from 1)"
     if rest and Path(head).is_file():
         if rest.isdigit():  # FILE:LINE:COLUMN, the column taken for the line
             return f"{path}: write FILE:LINE, one line number (no column)"

@@ -228,11 +228,3 @@ def test_a_record_that_cannot_be_read_is_named_not_passed_over(tmp_path: Path) -
     code, out, err = verify("--rules", str(rules))
     assert code == 0 and "induction the record induction.json cannot be read" in out + err and "--certify" in out + err
 
-
-def test_a_table_file_that_is_no_scenario_is_bad_input(tmp_path: Path) -> None:
-    """--tables names scenarios: one that does not parse is the user's mistake (exit 2, with its place), while
-    a table that a variant of the rules cannot build is left out and counted."""
-    bad = tmp_path / "broken.scenario"
-    bad.write_text('scenario "x"\ncites § 2.2 [P24]\ntable\n  players alice bob\n  alice: = =\n', encoding="utf-8")
-    code, _, err = verify("--table-depth", "1", "--tables", str(bad))
-    assert code == 2 and f"{bad}:5:" in err

@@ -101,7 +101,7 @@ def bad_in_rules(book: Book, rules: Ruleset) -> list[str]:
 def bad_in_scenario(book: Book, scenario: sc.Scenario) -> list[str]:
     """Bad citations, and none at all: a scenario answers a question of the rulebook, so it names the
     paragraphs it answers from."""
-    if not any(c.paras for c in scenario.cites):  # `cites § 6.1` alone names a section, not a paragraph
+    if not any(c.paras for c in scenario.cites):  # a section cited alone names no paragraph
         return [f"{scenario.pos}: the scenario cites no paragraph of the rulebook; add a "
                 "`cites` line under its title: a section and its paragraphs"]
     return bad_in(book, scenario, scenario.pos)

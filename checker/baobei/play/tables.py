@@ -57,12 +57,12 @@ def scenario_tables(eng: Engine, directory: Path) -> tuple[dict[int, list[Start]
     out: dict[int, list[Start]] = {}
     skipped = 0
     for path in scenario_files([directory]):
-        setup = parse_scenario_file(path).setup  # a file that is no scenario is bad input, whatever the rules
-        if not isinstance(setup, Table):
-            continue  # a seeded deal: the search from deals covers it
         try:
+            setup = parse_scenario_file(path).setup
+            if not isinstance(setup, Table):
+                continue  # a seeded deal: the search from deals covers it
             st = build_table(eng, setup)
-        except BaoError:  # a table these rules cannot build (a variant's): left out, and counted
+        except BaoError:
             skipped += 1
             continue
         out.setdefault(len(st.names), []).append(Start(shown_path(str(path)), st, setup.seed))

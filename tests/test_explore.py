@@ -435,3 +435,14 @@ def test_an_ability_that_moves_a_moved_card_again_is_found_from_a_table(tmp_path
     assert re.search(r"exchange_cards (own|other)_card=[A-Z]", text) and "#" not in text.split("\nplay\n", 1)[1]
     assert main(["check", "--rules", str(rules), "-q", str(target)]) == 1
     assert "invariant no_card_moved_twice" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("given", [["--players", "3"], ["--deals", "2"], ["--seed", "5"], ["--full-deck"],
+                                   ["--players", "2", "--knowledge"]])
+def test_options_of_the_deals_do_not_apply_to_a_search_from_a_table(given: list[str], capsys: Capture) -> None:
+    """--from takes its players, cards and properties from the table: an option that would be ignored there
+    is refused, naming it, rather than passed over."""
+    start = SCENARIOS / "pluck" / "defensive_own_draw.scenario"
+    assert main(["explore", "--from", str(start), "--depth", "1", *given]) == 2
+    err = capsys.readouterr().err
+    assert "--from starts from the scenario's table" in err and all(g in err for g in given if g.startswith("--"))

@@ -417,6 +417,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return EXIT_FAIL if figures["findings"] else EXIT_OK
 
 
+EXPLORE_DEALS = (2, 1, 1)  # explore's players, deals and first seed when not given
+
+
 def cmd_explore(args: argparse.Namespace) -> int:
     from .language.load import load_ruleset
     from .language.paths import default_rules_dir
@@ -433,12 +436,20 @@ def cmd_explore(args: argparse.Namespace) -> int:
     if args.emit_scenario:
         check_writable(Path(args.emit_scenario))
     max_states = check_state_budget(args.max_states)  # a limit the memory cannot hold is refused now
+    for_deals = {"--players": args.players, "--deals": args.deals, "--seed": args.seed,
+                 "--full-deck": args.full_deck or None, "--knowledge": args.knowledge or None}
     if args.start:
+        given = [flag for flag, value in for_deals.items() if value is not None]
+        if given:  # the search starts from the table, which sets these: a value given here would be ignored
+            raise UsageError(f"--from starts from the scenario's table (its players, its cards, every property "
+                             f"judged): {', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply")
         report = explore_from(rules, *start_state(rules, Path(args.start)), args.depth, max_states,
                               where=f"the table of {args.start}")
     else:
-        report = explore(rules, args.players, args.depth, args.deals, args.seed, args.full_deck, max_states,
-                         args.knowledge)
+        players, deals, seed = (given if given is not None else default
+                                for given, default in zip((args.players, args.deals, args.seed), EXPLORE_DEALS,
+                                                          strict=True))
+        report = explore(rules, players, args.depth, deals, seed, args.full_deck, max_states, args.knowledge)
     say = sys.stderr if args.json else sys.stdout  # with --json, standard output carries the JSON alone
     for line in report_lines(report):
         print(line, file=say)
@@ -731,10 +742,13 @@ def build_parser() -> argparse.ArgumentParser:
         elif name == "simulate":
             add_simulate_arguments(p)
         elif name == "explore":
-            p.add_argument("--players", type=int, default=2, help="players at the table")
+            # No defaults written here for what a deal needs: with --from they do not apply, and saying so
+            # needs to know whether they were given (the defaults are EXPLORE_DEALS).
+            p.add_argument("--players", type=int, default=None, help="players at the table (default: 2)")
             p.add_argument("--depth", type=NON_NEGATIVE, default=8, help="moves after the deal to search at most")
-            p.add_argument("--deals", type=POSITIVE, default=1, help="seeded deals to search from")
-            p.add_argument("--seed", type=int, default=1, help="the first deal's seed; the others follow")
+            p.add_argument("--deals", type=POSITIVE, default=None, help="seeded deals to search from (default: 1)")
+            p.add_argument("--seed", type=int, default=None,
+                           help="the first deal's seed; the others follow (default: 1)")
             p.add_argument("--full-deck", action="store_true", help="the rules' deck instead of the small deck")
             p.add_argument("--max-states", type=POSITIVE, metavar="M",
                            help="stop after M states (default: as many as the available memory holds; a larger M "

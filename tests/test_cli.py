@@ -806,3 +806,9 @@ def test_a_second_question_or_answer_in_one_language_is_malformed(line: str, tmp
     assert main(["check", str(path)]) == 2
     number = text.splitlines().index(line) + 1
     assert f"{path}:{number}:1: a second `{line.split()[0]} {line.split()[1]}` line" in capsys.readouterr().err
+
+
+def test_docs_check_and_site_together_are_refused(tmp_path: Path, capsys: Capture) -> None:
+    """--check was ignored when --site was given: the site was built and nothing compared."""
+    assert main(["docs", "--site", str(tmp_path / "site"), "--check"]) == 2
+    assert "give one" in capsys.readouterr().err and not (tmp_path / "site").exists()

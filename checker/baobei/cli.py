@@ -542,6 +542,8 @@ def cmd_docs(args: argparse.Namespace) -> int:
     from .docs.generate import run_docs
 
     if args.site:
+        if args.check:  # the site is built from the docs as they are; it has no generated copy to compare
+            raise UsageError("--check compares the generated docs with docs/, --site builds the site: give one")
         return build_site(args)
     return run_docs(args)
 

@@ -386,3 +386,11 @@ def test_a_version_that_drops_an_assumption_still_answers_and_says_what_the_answ
     assert _answers_json(report)["changed"][0]["new"]["undeclared"] == ["D18"]
     with pytest.raises(BaoError, match="declare no decision or assumption"):  # outside compare: refused
         run_scenario(scenario, new)
+
+
+@pytest.mark.parametrize("given", [["--policy", "nosuch"], ["--workers", "2"]])
+def test_options_of_play_without_matches_are_refused(given: list[str], tmp_path: Path, capsys: Capture) -> None:
+    """--matches 0 leaves play out: a policy (even one no version declares) or workers were ignored."""
+    rules = str(default_rules_dir())
+    assert main(["compare", "--rules", rules, "--rules", rules, "--matches", "0", *given, "--out", str(tmp_path)]) == 2
+    assert "--matches 0 leaves play out" in capsys.readouterr().err

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ..language.errors import BaoError
-from ..language.options import at_least
+from ..language.options import at_least, named
 
 EXIT_SAME, EXIT_DIFFERENT = 0, 1
 
@@ -37,8 +37,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1, help="the first deal's seed, and the campaigns' seed")
     p.add_argument("--matches", type=at_least(0), default=40,
                    help="matches played under each version, the same seeds for both (0: leave play out)")
-    p.add_argument("--policy", default=None, help="how the simulated players choose (default: OLD's first policy "
-                   "when NEW declares it too, else random)")
+    p.add_argument("--policy", type=named, default=None,
+                   help="how the simulated players choose (default: OLD's first policy when NEW declares it too, "
+                        "else random)")
     p.add_argument("--max-turns", type=at_least(1), default=1000,
                    help="the turn cap of a simulated round (the rules set none)")
     p.add_argument("--workers", type=at_least(1), default=None,
@@ -73,6 +74,8 @@ def run_compare(args: argparse.Namespace) -> int:
     rules = args.rules if isinstance(args.rules, list) else []
     if len(rules) != 2:
         raise BaoError("compare needs two rules folders: --rules OLD --rules NEW")
+    if args.matches == 0 and (args.policy is not None or args.workers is not None):
+        raise BaoError("--matches 0 leaves play out: --policy and --workers choose how the matches are played")
     check_state_budget(args.max_states)  # a limit the memory cannot hold is refused before any work
     scenarios = readable(scenario_paths(args.scenarios))  # likewise a scenario that does not parse
     out = out_dir(Path(args.out))

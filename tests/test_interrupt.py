@@ -117,12 +117,14 @@ def test_output_to_a_pipe_or_device_is_written_into_not_replaced(tmp_path: Path)
     import stat
     import threading
 
+    from baobei.output import write_output as write_named
+
     pipe = tmp_path / "log.fifo"
     os.mkfifo(pipe)
     got: list[str] = []
     reader = threading.Thread(target=lambda: got.append(pipe.read_text(encoding="utf-8")), daemon=True)
     reader.start()
-    write_output(pipe, "through the pipe")
+    write_named(pipe, "through the pipe")
     reader.join(timeout=10)
     assert got == ["through the pipe"]
     assert stat.S_ISFIFO(pipe.stat().st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["log.fifo"]

@@ -32,12 +32,12 @@ from .language.errors import (
     check_directory,
     check_writable,
     read_source,
-    write_output,
 )
 from .language.options import at_least, named
 from .language.paths import PROJECT_ROOT, default_rules_dir, default_scenarios_dir
 from .language.terminal import emit, is_terminal, progress, table
 from .language.words import plural
+from .output import write_output
 
 if TYPE_CHECKING:
     from .docs.book import Book

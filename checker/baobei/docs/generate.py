@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from ..language.errors import BaoError, SourceError, write_output
+from ..language.errors import BaoError, SourceError
 from ..language.load import load_ruleset
 from ..language.paths import PROJECT_ROOT
+from ..output import write_output
 from ..referee.logfile import schema_text
 from ..scenarios.parser import parse_scenario_file, scenario_files
 from ..scenarios.runner import engine_for, run_scenario

@@ -126,15 +126,6 @@ def check_directory(path: Path) -> None:
 
 def write_output(path: Path, text: str) -> None:
     """Write a file the user named (a scenario, a report): a path that cannot be written is bad input."""
-    if path.exists() and not path.is_file():
-        # A device or a pipe (/dev/stdout, /dev/null): written into, never renamed over, which would put a
-        # plain file in its place. Closing it reports what the writes could not (a full disk).
-        try:
-            with path.open("w", encoding="utf-8") as out:
-                out.write(text)
-        except OSError as err:
-            raise BaoError(f"{path}: cannot write: {err.strerror}") from None
-        return
     # Written beside it, then renamed: an interrupt never leaves half a file under the user's name.
     part = path.with_name(f".{path.name}.part")
     try:

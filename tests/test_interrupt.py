@@ -117,7 +117,7 @@ def test_output_to_a_pipe_or_device_is_written_into_not_replaced(tmp_path: Path)
     import stat
     import threading
 
-    from baobei.output import write_output as write_named
+    from baobei.language.output import write_output as write_named
 
     pipe = tmp_path / "log.fifo"
     os.mkfifo(pipe)

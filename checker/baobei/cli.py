@@ -34,10 +34,10 @@ from .language.errors import (
     read_source,
 )
 from .language.options import at_least, named
+from .language.output import write_output
 from .language.paths import PROJECT_ROOT, default_rules_dir, default_scenarios_dir
 from .language.terminal import emit, is_terminal, progress, table
 from .language.words import plural
-from .output import write_output
 
 if TYPE_CHECKING:
     from .docs.book import Book

@@ -16,9 +16,9 @@ from pathlib import Path
 from ..engine.engine import Engine
 from ..language.errors import BaoError
 from ..language.load import load_ruleset
+from ..language.output import write_output
 from ..language.paths import default_scenarios_dir
 from ..language.terminal import progress
-from ..output import write_output
 from ..play.campaign import default_workers
 from ..scenarios import syntax as sc
 from ..scenarios.parser import SCENARIO_SUFFIX, parse_scenario_file, scenario_files

@@ -16,8 +16,8 @@ from typing import TextIO
 
 from ..language.errors import BaoError, SourceError
 from ..language.load import load_ruleset
+from ..language.output import write_output
 from ..language.paths import PROJECT_ROOT
-from ..output import write_output
 from ..referee.logfile import schema_text
 from ..scenarios.parser import parse_scenario_file, scenario_files
 from ..scenarios.runner import engine_for, run_scenario

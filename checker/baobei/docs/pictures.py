@@ -26,7 +26,7 @@ from xml.sax.saxutils import escape, quoteattr
 from ..engine.engine import Engine
 from ..engine.state import State
 from ..language import syntax as s
-from ..output import write_output
+from ..language.output import write_output
 from ..scenarios.runner import ScenarioResult
 from .trace import Shot
 

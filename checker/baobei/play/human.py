@@ -36,8 +36,8 @@ from ..engine.runtime import Event
 from ..engine.state import State
 from ..engine.table_view import render_table
 from ..language.errors import BaoError, Rejection
+from ..language.output import write_output
 from ..language.words import plural
-from ..output import write_output
 from ..referee.why import rule_text
 from ..referee.write import LogWriter
 from .choice import Chooser, Option

@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..output import write_output
+from ..language.output import write_output
 from .campaign import Spec, Totals, dealer_for
 from .figures import FORMAT, StatisticInfo, finding_figures, statistic_figures, to_text
 from .findings import Minimized, file_name, minimize

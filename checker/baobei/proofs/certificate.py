@@ -20,8 +20,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..language.output import write_output
 from ..language.paths import grammar_dir
-from ..output import write_output
 from .induction import InductionReport
 
 FILE = "induction.json"

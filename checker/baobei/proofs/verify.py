@@ -50,13 +50,13 @@ from ..engine.state import State
 from ..language import syntax as s
 from ..language.errors import BaoError, check_writable, ignore_interrupts
 from ..language.load import load_ruleset
+from ..language.output import write_output
 from ..language.paths import default_rules_dir, default_scenarios_dir, shown_path
 from ..language.ruleset import Ruleset
 from ..language.small_deck import small_deck
 from ..language.terminal import emit as show_line
 from ..language.terminal import progress
 from ..language.words import plural
-from ..output import write_output
 from ..play.explore import NAMES, Failure, Report, check_state_budget, explore, failure_scenario, knowing_properties
 from ..play.tables import DEFAULT_TABLE_DEPTH, Start, TablesReport, explore_tables, scenario_tables
 from ..scenarios.parser import parse_scenario_text

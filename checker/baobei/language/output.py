@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .language import errors
-from .language.errors import BaoError
+from . import errors
+from .errors import BaoError
 
 
 def write_output(path: Path, text: str) -> None:

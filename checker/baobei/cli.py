@@ -417,7 +417,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return EXIT_FAIL if figures["findings"] else EXIT_OK
 
 
-EXPLORE_DEALS = (2, 1, 1)  # explore's players, deals and first seed when not given
+EXPLORE_PLAYERS = 2  # explore's table when --players is not given
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
@@ -446,9 +446,9 @@ def cmd_explore(args: argparse.Namespace) -> int:
         report = explore_from(rules, *start_state(rules, Path(args.start)), args.depth, max_states,
                               where=f"the table of {args.start}")
     else:
-        players, deals, seed = (given if given is not None else default
-                                for given, default in zip((args.players, args.deals, args.seed), EXPLORE_DEALS,
-                                                          strict=True))
+        players = args.players if args.players is not None else EXPLORE_PLAYERS
+        deals = args.deals if args.deals is not None else 1
+        seed = args.seed if args.seed is not None else 1
         report = explore(rules, players, args.depth, deals, seed, args.full_deck, max_states, args.knowledge)
     say = sys.stderr if args.json else sys.stdout  # with --json, standard output carries the JSON alone
     for line in report_lines(report):
@@ -745,7 +745,7 @@ def build_parser() -> argparse.ArgumentParser:
             add_simulate_arguments(p)
         elif name == "explore":
             # No defaults written here for what a deal needs: with --from they do not apply, and saying so
-            # needs to know whether they were given (the defaults are EXPLORE_DEALS).
+            # needs to know whether they were given (the defaults are set in cmd_explore).
             p.add_argument("--players", type=int, default=None, help="players at the table (default: 2)")
             p.add_argument("--depth", type=NON_NEGATIVE, default=8, help="moves after the deal to search at most")
             p.add_argument("--deals", type=POSITIVE, default=None, help="seeded deals to search from (default: 1)")

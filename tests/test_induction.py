@@ -12,7 +12,8 @@ import pytest
 from baobei.engine.engine import Engine
 from baobei.language.load import load_ruleset
 from baobei.language.ruleset import Ruleset
-from baobei.proofs.induction import Cti, classify, cti_lines, cti_reason
+from baobei.proofs.induction import Cti, classify, cti_reason
+from baobei.proofs.report import cti_lines
 
 RULES = Path(__file__).resolve().parents[1] / "rules"
 

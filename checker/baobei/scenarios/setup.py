@@ -297,12 +297,20 @@ def existing_slot(st: State, place: sc.Place) -> tuple[int, int]:
     is a mistake in the scenario, not a move the rules refuse (a slot the tableau lacks now, such as a new
     one for a penalty card, is the rules' to judge)."""
     player = player_index(st, place.player, place.pos)
-    most = len(st.facts)
-    if not 1 <= place.slot <= most:
-        shown = str(place.slot) if len(str(place.slot)) <= 12 else f"{str(place.slot)[:12]}…"
-        raise ScenarioError(place.pos, f"{place.player}.{shown} cannot exist: slots are numbered from 1, and a "
-                                       f"tableau holds at most the {most} cards of the deck")
+    problem = impossible_slot(st, place.player, place.slot)
+    if problem is not None:
+        raise ScenarioError(place.pos, problem)
     return (player, place.slot)
+
+
+def impossible_slot(st: State, player: str, number: int) -> str | None:
+    """Why no tableau can have this slot (None when one can): the scenarios' and the referee's words."""
+    most = len(st.facts)
+    if 1 <= number <= most:
+        return None
+    shown = str(number) if len(str(number)) <= 12 else f"{str(number)[:12]}…"
+    return (f"{player}.{shown} cannot exist: slots are numbered from 1, and a tableau holds at most the {most} "
+            "cards of the deck")
 
 
 def set_variable(eng: Engine, st: State, name: str, index: str | None, value: sc.Value, pos: Pos) -> None:

@@ -123,17 +123,15 @@ def test_a_claim_z3_gave_up_on_is_asked_again_with_more_time_by_a_new_solver(
 
     import z3  # type: ignore[import-untyped]
     from baobei.proofs import induction
-    from baobei.proofs.slicing import Slicer
 
     made: list[int] = []
-    answers = {induction.QUICK_MS: z3.unknown, induction.CHECK_MS: z3.unknown, induction.RETRY_MS: getattr(z3, late)}
+    answers = {induction.CHECK_MS: z3.unknown, induction.RETRY_MS: getattr(z3, late)}
     monkeypatch.setattr(induction, "_solver", lambda hyps, ms: _GivesUpAtFirst(ms, answers, made))
     alive: dict[str, object] = {"c": None}
     out = induction.Proof(2)
     step = types.SimpleNamespace(cm=types.SimpleNamespace(name="deal"))
-    rel = types.SimpleNamespace(side=[], slicer=Slicer([]))
-    induction._one_by_one(None, rel, step, [], {"c": z3.Bool("c")}, alive, out)  # type: ignore[arg-type]
-    assert made == [induction.QUICK_MS, induction.CHECK_MS, induction.RETRY_MS]
+    induction._one_by_one(None, None, step, [], {"c": z3.Bool("c")}, alive, out)  # type: ignore[arg-type]
+    assert made == [induction.CHECK_MS, induction.RETRY_MS]
     assert ("c" in alive) == (late == "unsat")
     if late == "unknown":
         assert f"no answer in {induction.RETRY_MS // 1000} s" in out.ctis["c"].move
@@ -148,73 +146,22 @@ def test_a_transition_invariant_z3_gave_up_on_is_asked_again_with_more_time(
 
     import z3  # type: ignore[import-untyped]
     from baobei.proofs import induction
-    from baobei.proofs.slicing import Slicer
 
     made: list[int] = []
-    answers = {induction.QUICK_MS: z3.unknown, induction.CHECK_MS: z3.unknown, induction.RETRY_MS: getattr(z3, late)}
+    answers = {induction.CHECK_MS: z3.unknown, induction.RETRY_MS: getattr(z3, late)}
     monkeypatch.setattr(induction, "_solver", lambda hyps, ms: _GivesUpAtFirst(ms, answers, made))
     monkeypatch.setattr(induction, "TwoStates", lambda *_: None)
     monkeypatch.setattr(induction, "claim", lambda *_: z3.Bool("goal"))
     monkeypatch.setattr(induction, "_unless_failed", lambda name, post, goal: goal)
-    rel = types.SimpleNamespace(side=[], slicer=Slicer([]), pre={("err",): z3.BoolVal(False)})
+    rel = types.SimpleNamespace(side=[], pre={("err",): z3.BoolVal(False)})
     step = types.SimpleNamespace(cm=types.SimpleNamespace(name="deal", decl=types.SimpleNamespace(is_ability=False)),
                                  player=z3.Int("player"), allowed=z3.BoolVal(True), post=None, facts=[])
     decl = types.SimpleNamespace(ident="t")
     found = induction._transition(None, rel, [step], [], decl, lambda: None, False)  # type: ignore[arg-type]
-    assert made == [induction.QUICK_MS, induction.CHECK_MS, induction.RETRY_MS]
+    assert made == [induction.CHECK_MS, induction.RETRY_MS]
     assert (found is None) == (late == "unsat")
     if found is not None:
         assert f"no answer in {induction.RETRY_MS // 1000} s" in found.move
-
-
-def test_a_question_refuted_with_the_side_constraints_it_needs_is_not_asked_of_them_all(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The quick question settles a claim its slice refutes: the whole relation is not asked."""
-    import types
-
-    import z3  # type: ignore[import-untyped]
-    from baobei.proofs import induction
-    from baobei.proofs.slicing import Slicer
-
-    made: list[int] = []
-    answers = {induction.QUICK_MS: z3.unsat}
-    monkeypatch.setattr(induction, "_solver", lambda hyps, ms: _GivesUpAtFirst(ms, answers, made))
-    alive: dict[str, object] = {"c": None}
-    rel = types.SimpleNamespace(side=[], slicer=Slicer([]))
-    induction._one_by_one(None, rel, types.SimpleNamespace(), [], {"c": z3.Bool("c")}, alive,  # type: ignore[arg-type]
-                          induction.Proof(2))
-    assert made == [induction.QUICK_MS] and "c" in alive
-
-
-def test_a_slice_holds_the_side_constraints_connected_to_the_question_and_no_other() -> None:
-    """Connected through shared constants and through an uninterpreted function (its applications share a
-    meaning), whatever the order the constraints came in; a constraint made after the first question counts."""
-    import z3  # type: ignore[import-untyped]
-    from baobei.proofs.slicing import Slicer
-
-    a, b, c, d, e = z3.Ints("a b c d e")
-    f = z3.Function("f", z3.IntSort(), z3.IntSort())
-    side = [a == b + 1, c > 3, f(d) == 2, b < 10, z3.BoolVal(True)]
-    slicer = Slicer(side)
-    assert [str(x) for x in slicer.needed([a > 0])] == ["a == b + 1", "b < 10", "True"]
-    assert [str(x) for x in slicer.needed([f(e) > 0])] == ["f(d) == 2", "True"]  # f joins e to d
-    side.append(c == e)  # made later: c's constraint now joins e's group
-    assert [str(x) for x in slicer.needed([f(e) > 0])] == ["c > 3", "f(d) == 2", "True", "c == e"]
-    assert [str(x) for x in slicer.needed([a > 0, c < 0])] == [str(x) for x in side]
-
-
-def test_a_slice_refutes_what_every_constraint_refutes_when_the_rest_is_satisfiable() -> None:
-    """The question is as satisfiable with its slice as with every constraint (the rest shares nothing)."""
-    import z3  # type: ignore[import-untyped]
-    from baobei.proofs.slicing import Slicer
-
-    x, y, z = z3.Ints("x y z")
-    side = [x == y + 2, y > 5, z == 7]
-    for question in (x < 7, x < 8, z < 7):
-        whole, part = z3.Solver(), z3.Solver()
-        whole.add(*side)
-        part.add(*Slicer(side).needed([question]))
-        assert whole.check(question) == part.check(question)
 
 
 def test_a_question_about_one_part_of_the_cards_keeps_its_answer_when_another_part_changes(rules: Ruleset) -> None:
@@ -354,9 +301,7 @@ def _two_claims_one_step(monkeypatch: pytest.MonkeyPatch) -> tuple[object, objec
                                                                           for n in alive})
     monkeypatch.setattr(induction, "_unless_failed", lambda name, post, goal: goal)
     monkeypatch.setattr(induction, "_cti", lambda rules, rel, step, model: Cti("", "move", "before", "after"))
-    from baobei.proofs.slicing import Slicer
-
-    rel = types.SimpleNamespace(side=[], slicer=Slicer([]), facts=[], pre={("err",): z3.BoolVal(False)})
+    rel = types.SimpleNamespace(side=[], facts=[], pre={("err",): z3.BoolVal(False)})
     step = types.SimpleNamespace(post=None, facts=[fact],
                                  allowed=z3.And(z3.Implies(z3.Not(g1), z3.Not(fact)), z3.Implies(z3.Not(g2), fact)))
     return rel, step, {"needs_fact": z3.Bool("p1"), "beyond": z3.Bool("p2")}

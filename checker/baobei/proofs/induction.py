@@ -48,7 +48,6 @@ from .arguments import fresh_args, fresh_maker
 from .concrete import state_of, store_of
 from .distribution import prove_state
 from .machine import Feasible, Path, SymEngine, explore, join
-from .slicing import Slicer
 from .store import (
     EPOCHS,
     Codes,
@@ -147,7 +146,6 @@ class Relation:
         self.pre = fresh_free_store(self.codes, "pre") if free else fresh_store(self.codes, "pre")
         self.pre.fresh = fresh_maker("step")
         self.side: list[Z] = self.pre.side
-        self.slicer = Slicer(self.side)  # what each question needs of `side` (slicing.py)
         self.facts: list[Z] = []  # the facts about every state, stated of `pre` (see `prove`)
         self.steps: list[Step] = []
 
@@ -218,7 +216,6 @@ def structure(st: SymStore) -> Z:
 
 
 CHECK_MS = 30_000  # Z3's time for the claims after one move, and then for each claim alone
-QUICK_MS = 10_000  # Z3's time for a question with the side constraints it shares a constant with only
 RETRY_MS = 120_000  # a claim alone Z3 gave up on is asked once more with this time; then it is not proved
 
 
@@ -308,8 +305,6 @@ def _base_case(rules: Ruleset, rel: Relation, init: SymStore, alive: dict[str, A
     solver.add(*rel.side)
     goals = {name: _unless_failed(name, init, g) for name, g in _claims(rules, init, alive).items()}
     for name, goal in goals.items():
-        if Quick(rel, [], T.not_(goal)).refutes(T.not_(goal)):
-            continue
         if T.check(solver, T.not_(goal)) == z3.sat:
             eng = Engine(rules)
             after = state_of(eng, rel.codes, init, solver.model(), rel.names)
@@ -328,30 +323,23 @@ def _houdini_step(rules: Ruleset, rel: Relation, step: Step, base: list[Z], pre_
     goals = {name: _unless_failed(name, step.post, g) for name, g in goals.items() if not T.same(g, pre_claims[name])}
     if not goals:
         return False
-    own = [*base, *(step.facts if facts else []), step.allowed, T.not_(rel.pre[("err",)]),
-           *[pre_claims[name] for name in alive]]
-    hypotheses = [*rel.side, *own]
+    hypotheses = [*rel.side, *base, *(step.facts if facts else []), step.allowed, T.not_(rel.pre[("err",)]),
+                  *[pre_claims[name] for name in alive]]
+    solver = _solver(hypotheses, CHECK_MS)
     # Every claim at once: usually the step keeps them all, and one query says so. A model breaks at least
-    # one; each it breaks is dropped with it as its CTI, and the rest are asked again. Each question is first
-    # asked of the side constraints it needs only (`Quick`); the whole relation answers what that leaves open.
+    # one; each it breaks is dropped with it as its CTI, and the rest are asked again.
     pending, before = dict(goals), len(alive)
-    quick = Quick(rel, own, T.or_(FALSE, *[T.not_(g) for g in pending.values()]))
-    solver = None
     while pending:
-        query = T.or_(FALSE, *[T.not_(g) for g in pending.values()])
-        if quick.refutes(query):
-            break
-        solver = solver if solver is not None else _solver(hypotheses, CHECK_MS)
-        answer = T.check(solver, query)
+        answer = T.check(solver, T.or_(FALSE, *[T.not_(g) for g in pending.values()]))
         if answer == z3.unsat:
             break
         if answer == z3.unknown:
-            _one_by_one(rules, rel, step, own, pending, alive, out)
+            _one_by_one(rules, rel, step, hypotheses, pending, alive, out)
             break
         model = solver.model()
         broken = [name for name, g in pending.items() if not z3.is_true(model.eval(g, model_completion=True))]
         if not broken:  # no claim false in the model as Z3 completes it: ask each alone
-            _one_by_one(rules, rel, step, own, pending, alive, out)
+            _one_by_one(rules, rel, step, hypotheses, pending, alive, out)
             break
         cti = _cti(rules, rel, step, model)
         if not facts and z3.is_true(model.eval(T.and_(TRUE, *rel.facts, *step.facts), model_completion=True)):
@@ -363,19 +351,6 @@ def _houdini_step(rules: Ruleset, rel: Relation, step: Step, base: list[Z], pre_
     return len(alive) < before
 
 
-class Quick:
-    """Questions asked first of the hypotheses and the side constraints they need (slicing.py), for a quick
-    refutation: such a refutation holds with every constraint, so the claims it keeps are kept. What it does
-    not refute is for the whole relation to answer, with its model for the counterexample. `widest`: the
-    widest question to be asked (the others read less of it), so that one solver serves them all."""
-
-    def __init__(self, rel: Relation, own: list[Z], widest: Z) -> None:
-        self.solver = _solver([*rel.slicer.needed([*own, widest]), *own], QUICK_MS)
-
-    def refutes(self, query: Z) -> bool:
-        return bool(T.check(self.solver, query) == z3.unsat)
-
-
 def _solver(hypotheses: list[Z], ms: int) -> Any:
     solver = z3.Solver()
     solver.set("timeout", ms)
@@ -383,18 +358,15 @@ def _solver(hypotheses: list[Z], ms: int) -> Any:
     return solver
 
 
-def _one_by_one(rules: Ruleset, rel: Relation, step: Step, own: list[Z], pending: dict[str, Z],
+def _one_by_one(rules: Ruleset, rel: Relation, step: Step, hypotheses: list[Z], pending: dict[str, Z],
                 alive: dict[str, Any], out: Proof) -> None:
     """The claims Z3 could not judge together, each alone: one it cannot judge in its time is dropped too.
     Each is asked of a solver of its own: one that gave up on a query is often lost on the next one (measured
     on the deal: 16 claims, each unsat in 5-22 s alone, all unknown after the joint query timed out), and a
-    claim dropped for want of time takes with it every claim that needs it. `own`: the hypotheses but the
-    relation's side constraints (each question takes those it needs, then all of them if it must)."""
+    claim dropped for want of time takes with it every claim that needs it."""
     for name, goal in pending.items():
-        if Quick(rel, own, T.not_(goal)).refutes(T.not_(goal)):
-            continue
         for ms in (CHECK_MS, RETRY_MS):  # given up once, asked again with more time before it is dropped
-            solver = _solver([*rel.side, *own], ms)
+            solver = _solver(hypotheses, ms)
             answer = T.check(solver, T.not_(goal))
             if answer != z3.unknown:
                 break
@@ -439,11 +411,8 @@ def _transition(rules: Ruleset, rel: Relation, steps: list[Step], assumed: list[
         goal = _unless_failed(decl.ident, step.post, claim(TwoStates(rules, step.post, rel.pre), decl, names))
         if T.is_true(goal):
             continue
-        own = [*assumed, *facts, step.allowed, T.not_(rel.pre[("err",)])]
-        if Quick(rel, own, T.not_(goal)).refutes(T.not_(goal)):
-            continue
         for ms in (CHECK_MS, RETRY_MS):  # given up once, asked again with more time (as `_one_by_one` does)
-            solver = _solver([*rel.side, *own], ms)
+            solver = _solver([*rel.side, *assumed, *facts, step.allowed, T.not_(rel.pre[("err",)])], ms)
             answer = T.check(solver, T.not_(goal))
             if answer != z3.unknown:
                 break

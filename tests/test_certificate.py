@@ -90,6 +90,20 @@ def test_a_later_count_keeps_the_earlier_ones_under_the_same_key(rules_copy: Pat
     assert set(kept(rules_copy).reports) == {2, 3}
 
 
+def test_verify_says_which_counts_the_current_record_has_no_entry_for(rules_copy: Path) -> None:
+    """A record made for these rules and this code, but for 2 players only (a certification that did not get
+    to every count): 3 players are judged without it, and the page and the run say so."""
+    record(rules_copy, {2: proved(f"invariant {PROPERTY}")}, key(rules_copy))
+    rules = load_ruleset(rules_copy)
+    verified = verify_all(rules, [2, 3], depth=2, states=200, bmc_depth=1, table_depth=0,
+                          only=frozenset({PROPERTY}))
+    assert [r.outcome.status for r in verified.results] == ["inductive", "bounded"]
+    assert verified.missing == [3] and verified.stale == []
+    page = invariants_markdown(rules, rules_copy, verified.results, verified.methods, verified.stale,
+                               verified.missing)
+    assert "The record has no entry for player counts 3" in page
+
+
 def test_verify_reports_a_recorded_proof_and_says_when_the_record_is_stale(rules_copy: Path) -> None:
     record(rules_copy, {2: proved(f"invariant {PROPERTY}")}, key(rules_copy))
     rules = load_ruleset(rules_copy)

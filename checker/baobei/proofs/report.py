@@ -280,7 +280,7 @@ def pile_list(rules: Ruleset) -> str:
 
 
 def docs_markdown(rules: Ruleset, source: str, results: list[Result], methods: dict[str, Method],
-                  transitions: int, stale: list[int] | None = None) -> str:
+                  transitions: int, stale: list[int] | None = None, missing: list[int] | None = None) -> str:
     """docs/invariants.md: deterministic (no timings), so that a rerun on the same rules writes the same."""
     counts = f"{rules.min_players} to {rules.max_players}"
     by_inv: dict[str, list[Result]] = {}
@@ -302,6 +302,10 @@ def docs_markdown(rules: Ruleset, source: str, results: list[Result], methods: d
     if stale:
         out += [f"The record is for other rules or another prover (player counts {', '.join(map(str, stale))}): "
                 "it is not used here, and `baobei verify --certify` makes it again.", ""]
+    if missing:
+        out += [f"The record has no entry for player counts {', '.join(map(str, missing))}: their induction has not "
+                "run on this code yet, so they are judged here without it; `baobei verify --players N --certify` "
+                "adds an entry.", ""]
     out += ["| Property | Cites | Status |", "|---|---|---|"]
     for ident, rs in by_inv.items():
         out.append(f"| [{ident}](#{ident.lower()}) | {rs[0].inv.cite} | {summary(rs)} |")

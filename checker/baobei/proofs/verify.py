@@ -312,6 +312,7 @@ class Verified:
     searches: Searches
     stale: list[int] = field(default_factory=list)  # counts whose induction record is for other rules or code
     unreadable: bool = False  # the induction record is there but cannot be read
+    missing: list[int] = field(default_factory=list)  # counts judged that the current record has no entry for
 
 
 def quiet(line: str) -> None:
@@ -337,7 +338,9 @@ def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, de
     relations = Relations(rules, bmc_depth, bmc_seconds, with_induction, skip, tell=tell, kept=recorded.reports)
     if any(searched(p) for p in props):
         judge_counts(searches, relations, counts, workers)
-    out = Verified([], [], {}, relations.done, searches, recorded.stale, recorded.unreadable)
+    # A record for these rules and this code that lacks a count judged here: its certification did not run yet.
+    missing = [n for n in counts if n not in recorded.reports] if recorded.reports else []
+    out = Verified([], [], {}, relations.done, searches, recorded.stale, recorded.unreadable, missing)
     for prop in props:
         reads: list[str] = []
         explored = False
@@ -625,7 +628,7 @@ def run_verify(args: argparse.Namespace) -> int:
     docs = getattr(args, "docs", None)
     if docs:
         write_output(Path(docs), invariants_markdown(rules, directory, verified.results, verified.methods,
-                                                     verified.stale))
+                                                     verified.stale, verified.missing))
         voice.line(f"wrote {docs}")
     failed = [r for r in verified.results if r.outcome.status in SHOWN_WITH_LINE]
     return EXIT_FAIL if failed or beyond else EXIT_OK
@@ -710,6 +713,10 @@ def show_shared(verified: Verified, failing_rules: list[tuple[int, str, Failure]
         counts_text = f"{plural(len(verified.stale), 'player count')} {', '.join(map(str, verified.stale))}"
         voice.line(f"induction the record {FILE} is for other rules or another prover ({counts_text}): not used; "
                    "`baobei verify --certify` makes it again")
+    if verified.missing:
+        counts_text = f"{plural(len(verified.missing), 'player count')} {', '.join(map(str, verified.missing))}"
+        voice.line(f"induction the record {FILE} has no entry for {counts_text}: judged without it; "
+                   "`baobei verify --players N --certify` adds one")
     if verified.unreadable:
         voice.line(f"induction the record {FILE} cannot be read (not JSON, or a format this code does not know): "
                    "not used; `baobei verify --certify` makes it again")
@@ -883,10 +890,10 @@ def relation_lines(players: int, t: Transitions, verbose: bool = False) -> list[
 
 
 def invariants_markdown(rules: Ruleset, directory: Path, results: list[Result], methods: dict[str, Method],
-                        stale: list[int] | None = None) -> str:
+                        stale: list[int] | None = None, missing: list[int] | None = None) -> str:
     """docs/invariants.md: every property with its citation, method and result (no timings: the same
     rules give the same file, so that `baobei docs --check` can compare it)."""
-    return docs_markdown(rules, display_path(directory), results, methods, len(transitions(rules)), stale)
+    return docs_markdown(rules, display_path(directory), results, methods, len(transitions(rules)), stale, missing)
 
 
 def invariants_doc(directory: Path) -> str:
@@ -895,7 +902,8 @@ def invariants_doc(directory: Path) -> str:
     Engine(rules)  # an unknown name is bad input, as in `baobei verify`
     counts = check_players(rules, None)
     verified = verify_all(rules, counts, tables=default_scenarios_dir(), workers=default_workers(counts))
-    return invariants_markdown(rules, directory, verified.results, verified.methods, verified.stale)
+    return invariants_markdown(rules, directory, verified.results, verified.methods, verified.stale,
+                               verified.missing)
 
 
 def tables_dir(args: argparse.Namespace) -> Path | None:

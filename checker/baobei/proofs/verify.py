@@ -708,13 +708,11 @@ def show_shared(verified: Verified, failing_rules: list[tuple[int, str, Failure]
             voice.line(line, "fail" if failed else None)
             beyond += failed
     if verified.stale:
-        counts_text = f"{plural(len(verified.stale), 'player count')} {', '.join(map(str, verified.stale))}"
-        voice.line(f"induction the record {FILE} is for other rules or another prover ({counts_text}): not used; "
-                   "`baobei verify --certify` makes it again")
+        voice.line(f"induction the record {FILE} is for other rules or another prover ({counts_text(verified.stale)}): "
+                   "not used; `baobei verify --certify` makes it again")
     if verified.missing:
-        counts_text = f"{plural(len(verified.missing), 'player count')} {', '.join(map(str, verified.missing))}"
-        voice.line(f"induction the record {FILE} has no entry for {counts_text}: judged without it; "
-                   "`baobei verify --players N --certify` adds one")
+        voice.line(f"induction the record {FILE} has no entry for {counts_text(verified.missing)}: judged without "
+                   "it; `baobei verify --players N --certify` adds one")
     if verified.unreadable:
         voice.line(f"induction the record {FILE} cannot be read (not JSON, or a format this code does not know): "
                    "not used; `baobei verify --certify` makes it again")
@@ -722,6 +720,11 @@ def show_shared(verified: Verified, failing_rules: list[tuple[int, str, Failure]
         voice.line(f"violated  a move the rules cannot carry out with {players} players, reached {failure.depth} "
                    f"moves {where}: " + " / ".join(failure.moves), "fail")
     return beyond + len(failing_rules)
+
+
+def counts_text(counts: list[int]) -> str:
+    """"2 player counts 3, 4": the counts a line about the record names."""
+    return f"{plural(len(counts), 'player count')} {', '.join(map(str, counts))}"
 
 
 def shared_lines(players: int, t: Transitions | None, searches: Searches, verbose: bool) -> list[tuple[str, bool]]:

@@ -12,7 +12,8 @@ import pytest
 from baobei.engine.engine import Engine
 from baobei.language.load import load_ruleset
 from baobei.language.ruleset import Ruleset
-from baobei.proofs.induction import Cti, classify, cti_lines, cti_reason
+from baobei.proofs.induction import Cti, classify, cti_reason
+from baobei.proofs.report import cti_lines
 
 RULES = Path(__file__).resolve().parents[1] / "rules"
 
@@ -379,3 +380,43 @@ def test_a_definition_named_like_a_fact_of_the_deck_is_not_pure() -> None:
     body = s.Call(s.NOWHERE, "value", (s.Name(s.NOWHERE, "c"),))
     assert _pure(body, frozenset({"c"}), frozenset())
     assert not _pure(body, frozenset({"c"}), frozenset({"value"}))
+
+
+def test_a_tableau_list_is_the_tableau_when_it_was_made(rules: Ruleset) -> None:
+    """`let before = cards(p)`, a card moves, then `size(before)`: the engine keeps the list it made, so its
+    size is the old tableau's, not the new one's. Asked with the layout of the moment, the old list would
+    have the new tableau's size, and a claim could be proved of states no game has."""
+    from baobei.language import syntax as s
+    from baobei.proofs import terms as T
+    from baobei.proofs.store import LAYOUT
+    from baobei.proofs.translate import PlayerV
+
+    store = _free_store(rules)
+    alice = PlayerV(T.num(0))
+    before = store.cards(alice, s.NOWHERE)
+    old_size = store.size(before, s.NOWHERE)
+    store.written(LAYOUT)
+    assert store.size(before, s.NOWHERE) is old_size  # the list made before the move: its size then
+    assert store.size(store.cards(alice, s.NOWHERE), s.NOWHERE) is not old_size  # the tableau now: afresh
+
+
+def test_free_slots_are_the_players_own_as_they_were_when_asked_for(rules: Ruleset) -> None:
+    """Free-slot membership: only the player's own numbered slots, and the free slots of the moment the set
+    was made, however late the membership is asked."""
+    import z3
+    from baobei.language import syntax as s
+    from baobei.proofs import terms as T
+    from baobei.proofs.store import LAYOUT
+    from baobei.proofs.translate import NoneV, PlayerV, SlotV
+
+    store = _free_store(rules)
+    free = store.slots(PlayerV(T.num(0)), True, s.NOWHERE)
+    mine = free.member(SlotV(T.num(0), T.num(2)))  # type: ignore[attr-defined]
+    store.written(LAYOUT)
+    assert z3.Solver().check(mine != free.member(SlotV(T.num(0), T.num(2)))) == z3.unsat  # type: ignore[attr-defined]
+    later = store.slots(PlayerV(T.num(0)), True, s.NOWHERE)
+    assert z3.Solver().check(mine != later.member(SlotV(T.num(0), T.num(2)))) == z3.sat  # type: ignore[attr-defined]
+    bobs = free.member(SlotV(T.num(1), z3.Int("n")))  # type: ignore[attr-defined]
+    assert z3.Solver().check(bobs) == z3.unsat
+    assert z3.Solver().check(free.member(SlotV(T.num(0), T.num(0)))) == z3.unsat  # type: ignore[attr-defined]
+    assert T.is_false(free.member(NoneV()))  # type: ignore[attr-defined]

@@ -314,6 +314,26 @@ def test_a_rules_file_with_a_byte_order_mark_loads(make_variant: MakeVariant, ca
     assert main(["rules", "--rules", str(rules)]) == 0, capsys.readouterr()
 
 
+@pytest.mark.parametrize("end", [b"\r", b"\r\n"])
+def test_rules_saved_with_other_line_ends_mean_the_same(make_variant: MakeVariant, capsys: Capture,
+                                                         end: bytes) -> None:
+    """A lone CR (old Mac editors) or CR LF (Windows) ends a line as LF does: the same rules, and an error's
+    line counted the same way. Read as one line, a lone-CR file's first comment would swallow it whole."""
+    rules = make_variant()
+    assert main(["rules", "--rules", str(rules)]) == 0
+    as_lf = capsys.readouterr().out
+    for path in sorted(rules.glob("*.bao")):
+        path.write_bytes(path.read_bytes().replace(b"\n", end))
+    assert main(["rules", "--rules", str(rules)]) == 0
+    assert capsys.readouterr().out == as_lf
+    deck = rules / "01_deck.bao"
+    deck.write_bytes(deck.read_bytes() + b"deck oops" + end)
+    line = deck.read_bytes().count(end)
+    assert main(["rules", "--rules", str(rules)]) == 2
+    err = capsys.readouterr().err
+    assert f"01_deck.bao:{line}:" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("names", [[], ["draw.scenaro", "notes.txt"]])
 def test_no_scenario_found_is_bad_input(tmp_path: Path, capsys: Capture, names: list[str]) -> None:
     for name in names:

@@ -4,7 +4,9 @@ edit of the rules, and shown as what it is in verify's lines and the invariants 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -88,6 +90,29 @@ def test_a_later_count_keeps_the_earlier_ones_under_the_same_key(rules_copy: Pat
     record(rules_copy, {2: proved(f"invariant {PROPERTY}")}, key(rules_copy))
     record(rules_copy, {3: proved(f"invariant {PROPERTY}")}, key(rules_copy))
     assert set(kept(rules_copy).reports) == {2, 3}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock is POSIX")
+def test_a_count_recorded_while_another_run_writes_waits_and_keeps_both(rules_copy: Path) -> None:
+    """Two certifications side by side end together: the second waits for the first's lock on the rules
+    directory and reads its entry before writing, so no count is lost."""
+    import fcntl
+    import threading
+
+    current = key(rules_copy)
+    record(rules_copy, {2: proved(f"invariant {PROPERTY}")}, current)
+    fd = os.open(rules_copy, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # another run is between its read and its write
+    later = threading.Thread(target=record, args=(rules_copy, {3: proved(f"invariant {PROPERTY}")}, current))
+    later.start()
+    later.join(0.5)
+    assert later.is_alive(), "recorded without waiting for the lock"
+    assert set(kept(rules_copy).reports) == {2}
+    record_file = rules_copy / "induction.json"
+    record_file.write_text(record_file.read_text(encoding="utf-8").replace('"2"', '"4"'), encoding="utf-8")
+    os.close(fd)  # the other run wrote count 4 and let go
+    later.join(10)
+    assert set(kept(rules_copy).reports) == {3, 4}
 
 
 def test_verify_says_which_counts_the_current_record_has_no_entry_for(rules_copy: Path) -> None:

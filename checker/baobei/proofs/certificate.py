@@ -15,15 +15,25 @@ not run (the bounded model checker, the reports, verify's own lines) leaves the 
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import hashlib
 import json
+import os
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from ..language.output import write_output
 from ..language.paths import grammar_dir
 from .induction import InductionReport
+
+fcntl: ModuleType | None
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
 
 FILE = "induction.json"
 FORMAT = 1
@@ -155,7 +165,28 @@ def _report(entry: dict[str, Any]) -> InductionReport:
 
 def record(rules_dir: Path, reports: dict[int, InductionReport], current: str) -> Path:
     """Keep these counts' results under `current`, the key taken when the run began (an edit during the run
-    must not pass for what was proved), with those of other counts kept under it before."""
+    must not pass for what was proved), with those of other counts kept under it before. Two certifications
+    run side by side (one count per core) and may end together: the read, merge and write happen under a
+    lock on the rules directory, so neither count's entry is lost."""
+    with _locked(rules_dir):
+        return _merge_and_write(rules_dir, reports, current)
+
+
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """An exclusive lock on the directory (flock on it: no lock file left behind), where the system has one."""
+    if fcntl is None:  # no flock (Windows): runs side by side are a POSIX practice
+        yield
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the last descriptor releases the lock
+
+
+def _merge_and_write(rules_dir: Path, reports: dict[int, InductionReport], current: str) -> Path:
     data = _read(rules_dir)
     counts: dict[str, Any] = data.get("counts", {}) if data is not None and data.get("key") == current else {}
     for n, report in sorted(reports.items()):

@@ -334,6 +334,19 @@ def test_rules_saved_with_other_line_ends_mean_the_same(make_variant: MakeVarian
     assert f"01_deck.bao:{line}:" in err and "Traceback" not in err
 
 
+def test_an_error_shows_its_own_line_after_a_comment_with_a_unicode_line_separator(make_variant: MakeVariant,
+                                                                                     capsys: Capture) -> None:
+    """Only LF ends a line for the parser: the excerpt under an error is that line, even where an earlier
+    comment holds U+2028 (a line separator for str.splitlines, not for the rules)."""
+    rules = make_variant()
+    deck = rules / "01_deck.bao"
+    deck.write_bytes(deck.read_bytes() + "# Vögel\u2028und Bäume\ndeck oops\n".encode())
+    line = deck.read_bytes().count(b"\n")
+    assert main(["rules", "--rules", str(rules)]) == 2
+    err = capsys.readouterr().err
+    assert f"01_deck.bao:{line}:" in err and "    deck oops\n" in err, err
+
+
 @pytest.mark.parametrize("names", [[], ["draw.scenaro", "notes.txt"]])
 def test_no_scenario_found_is_bad_input(tmp_path: Path, capsys: Capture, names: list[str]) -> None:
     for name in names:

@@ -67,7 +67,7 @@ class IllegalMove(BaoError):
 
 def caret_excerpt(text: str, line: int, column: int) -> str:
     """The source line with a caret under the column, as compilers show it."""
-    lines = text.splitlines()
+    lines = text.split("\n")  # the lines the parser counts: not splitlines(), which also breaks at U+2028 and \f
     if not 1 <= line <= len(lines):
         return ""
     source = lines[line - 1]

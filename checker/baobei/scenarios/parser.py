@@ -25,7 +25,7 @@ class ScenarioBuilder(SourceBuilder):
     def __init__(self, path: str, text: str) -> None:
         super().__init__(path)
         self.text = text
-        self.lines = text.splitlines()
+        self.lines = text.split("\n")  # as the parser counts lines (caret_excerpt)
 
     def _tp(self, tok: Token) -> Any:
         return pos_of(self.path, tok)

@@ -416,3 +416,24 @@ def test_free_slots_are_those_of_the_moment_they_were_asked_for(rules: Ruleset) 
     assert z3.Solver().check(mine != free.member(SlotV(T.num(0), T.num(2)))) == z3.unsat  # type: ignore[attr-defined]
     later = store.slots(PlayerV(T.num(0)), True, s.NOWHERE)
     assert z3.Solver().check(mine != later.member(SlotV(T.num(0), T.num(2)))) == z3.sat  # type: ignore[attr-defined]
+
+
+def test_an_if_between_lists_of_one_tableau_made_at_two_layouts_is_neither(rules: Ruleset) -> None:
+    """`if c then before else cards(p)`, a card moved between: the branches are two lists. Taken for one,
+    the branch made after the move would be answered with the old layout's tableau."""
+    import z3
+    from baobei.language import syntax as s
+    from baobei.proofs import terms as T
+    from baobei.proofs.store import LAYOUT
+    from baobei.proofs.translate import PlayerV, merge
+
+    store = _free_store(rules)
+    alice = PlayerV(T.num(0))
+    before = store.cards(alice, s.NOWHERE)
+    again = store.cards(alice, s.NOWHERE)
+    choose = z3.Bool("c")
+    assert merge(choose, before, again, s.NOWHERE) is before  # one layout: one list
+    store.written(LAYOUT)
+    after = store.cards(alice, s.NOWHERE)
+    merged = merge(choose, before, after, s.NOWHERE)
+    assert store.size(merged, s.NOWHERE) is not store.size(before, s.NOWHERE)

@@ -1000,7 +1000,7 @@ class FreeCards(SymStore):
         caller's cards and the routine that scored them by seat ask the same question."""
         made = self.t[EPOCHS[LAYOUT]]  # the list is the tableau as it is now, however late it is asked
         if T.value(p) is not None:
-            return OpaqueV((topic, p.get_id()), item, lambda key, kind: self.answer(key, kind, made))
+            return OpaqueV((topic, p.get_id()), item, lambda key, kind: self.answer(key, kind, made), made)
         seats = [T.num(q) for q in range(self.codes.n)]
 
         def answer(key: tuple[Any, ...], kind: str) -> SVal:
@@ -1011,7 +1011,7 @@ class FreeCards(SymStore):
                 out = merge(T.eq(p, q), self.answer((topic, q.get_id(), *key[2:]), kind, made), out, pos)
             return out
 
-        return OpaqueV((topic, p.get_id()), item, answer)
+        return OpaqueV((topic, p.get_id()), item, answer, made)
 
     def slots(self, player: SVal, free: bool, pos: s.Pos) -> SVal:
         p = _player(player, pos)

@@ -19,16 +19,19 @@ relation takes about 2-3 minutes at 2 players on the project's machine. Ctrl-C: 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import hashlib
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from baobei.cli import caused_by_interrupt
 from baobei.language.errors import BaoError
 from baobei.language.load import load_ruleset
 from baobei.play.explore import NAMES  # the names verify gives induction
 from baobei.proofs.induction import Relation, Step
+from baobei.proofs.interrupts import watch_interrupts
 from baobei.proofs.report import check_players
 
 
@@ -74,12 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--rules", type=Path, default=Path("rules"))
     args = parser.parse_args(argv)
+    watch_interrupts()  # as verify does: Z3 would otherwise take Ctrl-C for itself and go on
     try:
         print("\n".join(fingerprint(args.rules, args.players)))
     except BaoError as err:
         print(f"relation_fingerprint: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, ctypes.ArgumentError) as err:
+        if not caused_by_interrupt(err):  # Ctrl-C inside a Z3 call surfaces as ctypes' ArgumentError
+            raise
         print("interrupted: no fingerprint", file=sys.stderr)
         return 130
     return 0

@@ -63,6 +63,40 @@ def test_check_a_malformed_file(tmp_path: Path, capsys: Capture) -> None:
     assert "Traceback" not in out + err
 
 
+@pytest.mark.parametrize("value", ["3", "true", "alice.1", "[alice]"])
+def test_a_table_value_of_the_wrong_type_for_a_text_variable_is_malformed(
+        value: str, tmp_path: Path, capsys: Capture) -> None:
+    """`set shield = 3`: the shield is a text, so the table is bad input at the value, not a state that
+    then breaks an invariant."""
+    text = PASSING.replace("  active alice\n", f"  active alice\n  set shield = {value}\n")
+    path = write(tmp_path, "typed.scenario", text)
+    assert main(["check", str(path)]) == 2
+    _, err = capsys.readouterr()
+    line = text.splitlines().index(f"  set shield = {value}") + 1
+    assert f"{path}:{line}:16: expected a word" in err and f"found {value}" in err
+
+
+def test_none_for_a_text_variable_is_the_word_the_rules_write(tmp_path: Path) -> None:
+    """`set shield = none` means the shield before a call (the text "none"), not an absent value that no rule
+    makes and every comparison with a text would then miss."""
+    from baobei.scenarios import syntax as sc
+    from baobei.scenarios.parser import parse_scenario_text
+    from baobei.scenarios.setup import build_table
+
+    text = PASSING.replace("  active alice\n", "  active alice\n  set shield = none\n")
+    scenario = parse_scenario_text(text, str(tmp_path / "none.scenario"))
+    assert isinstance(scenario.setup, sc.Table)
+    assert build_table(Engine(load_ruleset(default_rules_dir())), scenario.setup).vars["shield"] == "none"
+
+
+def test_an_unknown_phase_in_a_table_is_reported_at_the_phase(tmp_path: Path, capsys: Capture) -> None:
+    text = PASSING.replace("  active alice\n", "  active alice\n  phase nonsense\n")
+    path = write(tmp_path, "phase.scenario", text)
+    assert main(["check", str(path)]) == 2
+    line = text.splitlines().index("  phase nonsense") + 1
+    assert f"{path}:{line}:9: unknown phase 'nonsense'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("line", ["  active bob", "  phase turn", "  seed 3", "  round 2", "  turn 4"])
 def test_a_table_line_that_says_one_thing_given_twice_is_malformed(line: str, tmp_path: Path, capsys: Capture) -> None:
     """Two `active` lines (or phases, seeds, rounds, turns) contradict each other or repeat: the second is
@@ -73,6 +107,16 @@ def test_a_table_line_that_says_one_thing_given_twice_is_malformed(line: str, tm
     number = len(text.splitlines()) - text.splitlines()[::-1].index(line)
     key = line.split()[0]
     assert f"{path}:{number}:" in (err := capsys.readouterr().err) and f"the table gives `{key}` twice" in err
+
+
+def test_a_list_as_a_moves_argument_is_reported_in_the_scenario_notation(tmp_path: Path, capsys: Capture) -> None:
+    text = PASSING.replace("  alice discard\n", "  alice keep slot=[alice.1]\n")
+    path = write(tmp_path, "list.scenario", text)
+    assert main(["check", str(path)]) == 2
+    line = text.splitlines().index("  alice keep slot=[alice.1]") + 1
+    err = capsys.readouterr().err
+    assert f"{path}:{line}:19: a move's argument is one value, found the list [alice.1]" in err
+    assert "Value(" not in err
 
 
 def test_a_named_pipe_among_the_scenarios_of_a_directory_is_no_scenario(tmp_path: Path, capsys: Capture) -> None:
@@ -268,6 +312,39 @@ def test_a_rules_file_with_a_byte_order_mark_loads(make_variant: MakeVariant, ca
     deck = rules / "01_deck.bao"
     deck.write_bytes(b"\xef\xbb\xbf" + deck.read_bytes())
     assert main(["rules", "--rules", str(rules)]) == 0, capsys.readouterr()
+
+
+@pytest.mark.parametrize("end", [b"\r", b"\r\n"])
+def test_rules_saved_with_other_line_ends_mean_the_same(make_variant: MakeVariant, capsys: Capture,
+                                                         end: bytes) -> None:
+    """A lone CR (old Mac editors) or CR LF (Windows) ends a line as LF does: the same rules, and an error's
+    line counted the same way. Read as one line, a lone-CR file's first comment would swallow it whole."""
+    rules = make_variant()
+    assert main(["rules", "--rules", str(rules)]) == 0
+    as_lf = capsys.readouterr().out
+    for path in sorted(rules.glob("*.bao")):
+        path.write_bytes(path.read_bytes().replace(b"\n", end))
+    assert main(["rules", "--rules", str(rules)]) == 0
+    assert capsys.readouterr().out == as_lf
+    deck = rules / "01_deck.bao"
+    deck.write_bytes(deck.read_bytes() + b"deck oops" + end)
+    line = deck.read_bytes().count(end)
+    assert main(["rules", "--rules", str(rules)]) == 2
+    err = capsys.readouterr().err
+    assert f"01_deck.bao:{line}:" in err and "Traceback" not in err
+
+
+def test_an_error_shows_its_own_line_after_a_comment_with_a_unicode_line_separator(make_variant: MakeVariant,
+                                                                                     capsys: Capture) -> None:
+    """Only LF ends a line for the parser: the excerpt under an error is that line, even where an earlier
+    comment holds U+2028 (a line separator for str.splitlines, not for the rules)."""
+    rules = make_variant()
+    deck = rules / "01_deck.bao"
+    deck.write_bytes(deck.read_bytes() + "# Vögel\u2028und Bäume\ndeck oops\n".encode())
+    line = deck.read_bytes().count(b"\n")
+    assert main(["rules", "--rules", str(rules)]) == 2
+    err = capsys.readouterr().err
+    assert f"01_deck.bao:{line}:" in err and "    deck oops\n" in err, err
 
 
 @pytest.mark.parametrize("names", [[], ["draw.scenaro", "notes.txt"]])

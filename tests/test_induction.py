@@ -12,7 +12,8 @@ import pytest
 from baobei.engine.engine import Engine
 from baobei.language.load import load_ruleset
 from baobei.language.ruleset import Ruleset
-from baobei.proofs.induction import Cti, classify, cti_lines, cti_reason
+from baobei.proofs.induction import Cti, classify, cti_reason
+from baobei.proofs.report import cti_lines
 
 RULES = Path(__file__).resolve().parents[1] / "rules"
 
@@ -379,3 +380,60 @@ def test_a_definition_named_like_a_fact_of_the_deck_is_not_pure() -> None:
     body = s.Call(s.NOWHERE, "value", (s.Name(s.NOWHERE, "c"),))
     assert _pure(body, frozenset({"c"}), frozenset())
     assert not _pure(body, frozenset({"c"}), frozenset({"value"}))
+
+
+def test_a_tableau_list_is_the_tableau_when_it_was_made(rules: Ruleset) -> None:
+    """`let before = cards(p)`, a card moves, then `size(before)`: the engine keeps the list it made, so its
+    size is the old tableau's, not the new one's. Asked with the layout of the moment, the old list would
+    have the new tableau's size, and a claim could be proved of states no game has."""
+    from baobei.language import syntax as s
+    from baobei.proofs import terms as T
+    from baobei.proofs.store import LAYOUT
+    from baobei.proofs.translate import PlayerV
+
+    store = _free_store(rules)
+    alice = PlayerV(T.num(0))
+    before = store.cards(alice, s.NOWHERE)
+    old_size = store.size(before, s.NOWHERE)
+    store.written(LAYOUT)
+    assert store.size(before, s.NOWHERE) is old_size  # the list made before the move: its size then
+    assert store.size(store.cards(alice, s.NOWHERE), s.NOWHERE) is not old_size  # the tableau now: afresh
+
+
+def test_free_slots_are_those_of_the_moment_they_were_asked_for(rules: Ruleset) -> None:
+    """Free-slot membership is the free slots of the moment the set was made, however late it is asked; a set
+    made after a card moved answers afresh."""
+    import z3
+    from baobei.language import syntax as s
+    from baobei.proofs import terms as T
+    from baobei.proofs.store import LAYOUT
+    from baobei.proofs.translate import PlayerV, SlotV
+
+    store = _free_store(rules)
+    free = store.slots(PlayerV(T.num(0)), True, s.NOWHERE)
+    mine = free.member(SlotV(T.num(0), T.num(2)))  # type: ignore[attr-defined]
+    store.written(LAYOUT)
+    assert z3.Solver().check(mine != free.member(SlotV(T.num(0), T.num(2)))) == z3.unsat  # type: ignore[attr-defined]
+    later = store.slots(PlayerV(T.num(0)), True, s.NOWHERE)
+    assert z3.Solver().check(mine != later.member(SlotV(T.num(0), T.num(2)))) == z3.sat  # type: ignore[attr-defined]
+
+
+def test_an_if_between_lists_of_one_tableau_made_at_two_layouts_is_neither(rules: Ruleset) -> None:
+    """`if c then before else cards(p)`, a card moved between: the branches are two lists. Taken for one,
+    the branch made after the move would be answered with the old layout's tableau."""
+    import z3
+    from baobei.language import syntax as s
+    from baobei.proofs import terms as T
+    from baobei.proofs.store import LAYOUT
+    from baobei.proofs.translate import PlayerV, merge
+
+    store = _free_store(rules)
+    alice = PlayerV(T.num(0))
+    before = store.cards(alice, s.NOWHERE)
+    again = store.cards(alice, s.NOWHERE)
+    choose = z3.Bool("c")
+    assert merge(choose, before, again, s.NOWHERE) is before  # one layout: one list
+    store.written(LAYOUT)
+    after = store.cards(alice, s.NOWHERE)
+    merged = merge(choose, before, after, s.NOWHERE)
+    assert store.size(merged, s.NOWHERE) is not store.size(before, s.NOWHERE)

@@ -251,6 +251,10 @@ def _string(eng: Engine, st: State) -> None:
     st.vars["shield"] = "half on"
 
 
+def _absent_text(eng: Engine, st: State) -> None:
+    st.vars["shield"] = None  # no game has it: the rules start the shield at the word "none"
+
+
 def _kind(eng: Engine, st: State) -> None:
     st.windows.append(Window("lunch", st.piles[eng.pile_index["discard_pile"]][-1], 1, 1))
 
@@ -265,6 +269,7 @@ def _seat(eng: Engine, st: State) -> None:
     (_full_hand, "alice's hand of 3 cards: the rules' hand holds at most 2"),
     (_phase, "the phase 'lunch', which the rules do not declare"),
     (_string, "cannot write 'half on' as the value of shield"),
+    (_absent_text, "cannot write an absent text as the value of shield"),
     (_kind, "a window of kind 'lunch': the rules declare the kinds own_draw, discard"),
     (_seat, "alice, who is not in this round, holds cards"),
 ])

@@ -188,12 +188,12 @@ class BlockSource:
             case s.Continue():
                 args = self.fns(node.args, scope)
                 lines, (t,) = self.values((node.player,), scope)
-                return [*lines, self.call(fx.continue_step, repr(node.step), t, args, origin)], scope
+                return [*lines, self.call(fx.continue_step, repr(node.step), t, args, origin, const(node.pos))], scope
             case s.Shuffle():
                 pile = const(self.comp.piles[node.into])
                 return [self.call(fx.shuffle, const(node.sources), pile, origin)], scope
             case s.StartTurn():
-                return self.effect(fx.start_turn, (node.player,), scope, origin), scope
+                return self.effect(fx.start_turn, (node.player,), scope, origin, const(node.pos)), scope
             case s.StartRound():
                 if node.players is None:
                     return [self.call(fx.start_round)], scope

@@ -236,12 +236,12 @@ class Effects:
             log(ctx, origin, lambda: f"{facts.label(c)} triggers its ability '{ability}' for {ctx.st.names[p]}"
                 + (" once the window's calls are settled" if after_window else ""), c)
 
-    def continue_step(self, ctx: Ctx, step: str, p: Any, args: tuple[Fn, ...], origin: Origin) -> None:
+    def continue_step(self, ctx: Ctx, step: str, p: Any, args: tuple[Fn, ...], origin: Origin, pos: s.Pos) -> None:
         if ctx.absent(p):
             return
         source: Any = ctx.env.get("source")
         if ctx.absent(source):
-            ctx.fail(f"{origin.rule}: `continue` goes on with an ability; this rule is no ability")
+            ctx.fail(f"{pos}: {origin.rule}: `continue` goes on with an ability; this rule is no ability")
         self.enqueue(ctx.st, Waiting(step, source, p, tuple(a(ctx) for a in args)), first=True)
         if ctx.log is not None:
             log(ctx, origin, lambda: f"{ctx.st.names[p]} goes on with '{step}'")
@@ -252,9 +252,9 @@ class Effects:
             log(ctx, origin, lambda: f"{plural(gathered, 'card')} shuffled into the "
                 f"{self.eng.pile_names[into.index].replace('_', ' ')}")
 
-    def start_turn(self, ctx: Ctx, p: Any, origin: Origin) -> None:
+    def start_turn(self, ctx: Ctx, p: Any, origin: Origin, pos: s.Pos) -> None:
         if ctx.absent(p):
-            ctx.fail(f"{origin.rule}: no player to start the turn")
+            ctx.fail(f"{pos}: {origin.rule}: no player to start the turn")
         self.begin_turn(ctx.st, p)
         if ctx.log is not None:
             log(ctx, origin, lambda: f"{ctx.st.names[p]}'s turn begins")

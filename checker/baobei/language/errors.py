@@ -67,7 +67,7 @@ class IllegalMove(BaoError):
 
 def caret_excerpt(text: str, line: int, column: int) -> str:
     """The source line with a caret under the column, as compilers show it."""
-    lines = text.splitlines()
+    lines = text.split("\n")  # the lines the parser counts: not splitlines(), which also breaks at U+2028 and \f
     if not 1 <= line <= len(lines):
         return ""
     source = lines[line - 1]
@@ -79,14 +79,19 @@ UTF8_BOM = b"\xef\xbb\xbf"
 
 def read_source(path: Path, error: type[SourceError]) -> str:
     """A rules or scenario file as text: UTF-8, a leading byte order mark accepted (editors on Windows write
-    one). A file that is not UTF-8 (Latin-1 as some German editors save it, or no text at all) is bad input:
-    `error` names the file, the line and column, and the first byte that is not UTF-8."""
+    one), every line end (LF, CR LF or a lone CR) read as LF. A file that is not UTF-8 (Latin-1 as some
+    German editors save it, or no text at all) is bad input: `error` names the file, the line and column,
+    and the first byte that is not UTF-8."""
     try:
         data = path.read_bytes()
     except OSError as err:
         raise error(Pos(str(path), 0, 0), f"cannot read: {err.strerror}") from None
     if data.startswith(UTF8_BOM):
         data = data[len(UTF8_BOM):]
+    # Every line end is read as one: Windows editors write CR LF, and old Mac ones a lone CR, which the
+    # grammar would otherwise read as no line end at all (a comment line would swallow the whole file).
+    # No byte of a UTF-8 character is CR or LF, so this cannot split one.
+    data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -3,8 +3,9 @@
 Induction over every move of the rules takes minutes per player count, beyond the budget of a default
 `verify` (and of the docs it writes). What it proved is kept in `induction.json` in the rules directory,
 under a key: a digest of the rules' files, the grammar and the code that gives them their meaning and proves
-them: every module of the package that induction runs (the import closure of proofs/induction.py: the
-language, the engine, the symbolic engine and its store). A default run takes a count's results from there
+them: every module of the package that induction runs, and the loader that reads the rules for it (the
+import closure of proofs/induction.py and language/load.py: the language, the engine, the symbolic engine
+and its store). A default run takes a count's results from there
 only when the key is the current one; any edit of the rules or of that code makes the record stale, and the
 run says so instead of using it (run `baobei verify --certify` again). So a result read from the file is one
 this code proved for these rules, as the same run with `--induction` would. An edit of code induction does
@@ -36,8 +37,9 @@ except ImportError:  # Windows
 
 FILE = "induction.json"
 FORMAT = 1
-# What a proof depends on, besides the rules and the grammar: the modules this one runs, and what they import.
-ROOT = "proofs/induction.py"
+# What a proof depends on, besides the rules and the grammar: the modules these run, and what they import:
+# induction, and the loader that reads the rules into what induction is given (a parser's edit changes meaning).
+ROOTS = ("proofs/induction.py", "language/load.py")
 # Modules in that closure that change no proof: how Ctrl-C stops a run.
 NO_MEANING = frozenset({"proofs/interrupts.py"})
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -61,11 +63,11 @@ def key(rules_dir: Path) -> str:
 
 
 def meaning() -> list[str]:
-    """The package's modules a proof runs, as paths relative to the package: those proofs/induction.py
-    imports, at any depth and wherever in a module the import stands, with the packages' `__init__.py` that
-    importing them runs; NO_MEANING left out."""
+    """The package's modules a proof runs, as paths relative to the package: those the ROOTS import, at any
+    depth and wherever in a module the import stands (but for the type checker's own), with the packages'
+    `__init__.py` that importing them runs; NO_MEANING left out."""
     seen: set[str] = set()
-    todo = [ROOT]
+    todo = list(ROOTS)
     while todo:
         name = todo.pop()
         if name in seen:
@@ -79,7 +81,7 @@ def _imported(name: str) -> list[str]:
     """The package's modules (and their packages' `__init__.py`) that module `name` imports."""
     here = Path(name).parent.parts
     out: list[str] = []
-    for node in ast.walk(ast.parse((PACKAGE / name).read_text(encoding="utf-8"))):
+    for node in _run_at_import_or_call(ast.parse((PACKAGE / name).read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
             dotted = tuple(node.module.split(".")) if node.module else ()
             if node.level:
@@ -94,6 +96,27 @@ def _imported(name: str) -> list[str]:
                 if alias.name.split(".")[0] == PACKAGE.name:
                     out += _module(tuple(alias.name.split(".")[1:]))
     return out
+
+
+def _run_at_import_or_call(tree: ast.AST) -> list[ast.AST]:
+    """Every node of the module but what only a type checker reads (`if TYPE_CHECKING:`): an import there never
+    runs, so the package's `__init__.py`, which names the library's classes for the type checker and imports them
+    on first use, does not put the library (game.py) into what a proof runs."""
+    out: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if isinstance(node, ast.If) and _type_checking(node.test):
+            todo += node.orelse  # the `else` of such an `if` does run
+            continue
+        todo += ast.iter_child_nodes(node)
+    return out
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def _module(parts: tuple[str, ...]) -> list[str]:

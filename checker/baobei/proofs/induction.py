@@ -41,7 +41,6 @@ from ..engine.engine import Engine
 from ..engine.legality import CompiledMove
 from ..language import syntax as s
 from ..language.builtins import TRANSITION_NAMES
-from ..language.errors import BaoError
 from ..language.ruleset import Ruleset
 from ..language.walk import free_names
 from . import terms as T
@@ -446,14 +445,15 @@ class InductionReport:
 
 
 def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
-              deadline: Callable[[], None]) -> InductionReport:
+              deadline: Callable[[], None], shown: Callable[[Cti], list[str]]) -> InductionReport:
     """Induction with free cards (store.FreeCards) over the invariants named in `labels` and the rules'
     lemmas: the claims that read no card are proved together (Houdini), then each transition invariant on
     one move from every state satisfying them; what a first pass drops for want of what holds in every state
     (`every_state_facts`) is tried again assuming it. A claim that reads the cards is not tried: the
     abstraction leaves the cards out, so it could only fail (its reason says so). A round value is no such
     read: a sum over a tableau's cards that reads nothing but their facts keeps its answer while no card
-    moves (store.FreeCards)."""
+    moves (store.FreeCards). `shown` writes a counterexample to induction for a person (report.cti_lines):
+    the caller gives it, so that how a state is written (the scenario tables) is no part of what a proof runs."""
     began = time.perf_counter()
     report = InductionReport()
     claims, transitions, report.dropped = classify(rules, players, labels)
@@ -467,7 +467,7 @@ def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
         report.bounds = "induction did not prove the encoding's own bounds (" + ", ".join(missing) + \
             "): no claim counts as proved"
         for name in missing:
-            report.ctis[name] = cti_lines(rules, proof.ctis[name])
+            report.ctis[name] = shown(proof.ctis[name])
         for decl in [*claims, *transitions]:
             report.dropped[f"invariant {decl.ident}"] = report.bounds
         report.seconds = time.perf_counter() - began
@@ -480,13 +480,13 @@ def reachable(rules: Ruleset, players: int, names: list[str], labels: set[str],
                 report.lemmas.append(name)
     for name, cti in proof.ctis.items():
         report.dropped[f"invariant {name}" if name in rules.invariants else name] = cti_reason(cti)
-        report.ctis[f"invariant {name}" if name in rules.invariants else name] = cti_lines(rules, cti)
+        report.ctis[f"invariant {name}" if name in rules.invariants else name] = shown(cti)
     for name, found in proof.transitions.items():
         if found is None:
             report.inductive.add(f"invariant {name}")
         else:
             report.dropped[f"invariant {name}"] = cti_reason(found)
-            report.ctis[f"invariant {name}"] = cti_lines(rules, found)
+            report.ctis[f"invariant {name}"] = shown(found)
     report.seconds = time.perf_counter() - began
     return report
 
@@ -538,23 +538,6 @@ def classify(rules: Ruleset, players: int, labels: set[str]
         else:
             claims.append(decl)
     return claims, transitions, left_out
-
-
-def cti_lines(rules: Ruleset, cti: Cti | None) -> list[str]:
-    """A counterexample to induction for a person: the state before the move as a scenario table (a state
-    no game may reach: a lemma that excludes it lets the claim be proved), then the move."""
-    if cti is None or cti.before is None:
-        return []
-    from ..scenarios.write import table_lines
-
-    try:
-        table = table_lines(Engine(rules), cti.before)
-    except (BaoError, IndexError, KeyError, ValueError) as err:
-        # A value the engine's tables cannot hold (a player beyond the table, say): the state is beyond
-        # what a scenario can state, which is itself what a lemma has to rule out.
-        return [f"counterexample to induction: {cti.move}, from a state a table cannot state ({err!r})"]
-    return ["counterexample to induction (a lemma that rules this state out may let the claim be proved):",
-            *table, f"then {cti.move}"]
 
 
 def cti_reason(cti: Cti) -> str:

@@ -2,21 +2,24 @@
 
 Z3 would catch SIGINT for itself during any call and, outside a solver check, drop it, and the command would
 go on; a check it cuts short answers "unknown", which a prover must not read as a result. `watch_interrupts`
-sets this right once per process; `check` and `simplify` are the Z3 calls that honour it (the provers reach
-them as `terms.check` and `terms.simplify`).
+sets this right once per process; `terms.check` and `terms.simplify`, the Z3 calls of every prover, honour it
+with `interrupted` and `sigint_held`.
 
 How Ctrl-C is caught changes no proof: this module is left out of the induction record's key
-(certificate.py), so mending it does not make the record stale.
+(certificate.py), so mending it does not make the record stale. What can change a proof, how a check's answer
+is read, is in terms.py, which is in the key: here an edit can only make a run stop, never answer.
 """
 
 from __future__ import annotations
 
 import _thread
+import contextlib
 import os
 import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import z3  # type: ignore[import-untyped]
@@ -92,22 +95,18 @@ def watch_interrupts() -> None:
     _WATCHING.append(True)
 
 
-def check(solver: Any, *assumptions: Z) -> Any:
-    """`solver.check`, but an interrupt (Ctrl-C) during it, or one that came before and was dropped (see
-    `unraisable_in_a_proof`), is raised as KeyboardInterrupt."""
-    if CTRL_C.is_set():
-        raise KeyboardInterrupt
-    answer = solver.check(*assumptions)
-    if answer == z3.unknown and (CTRL_C.is_set() or solver.reason_unknown() in INTERRUPTED):
-        raise KeyboardInterrupt
-    return answer
+def interrupted(solver: Any) -> bool:
+    """Whether an "unknown" answer of this solver's check is Ctrl-C's (now, or one dropped before: see
+    `unraisable_in_a_proof`), not Z3's own."""
+    return CTRL_C.is_set() or solver.reason_unknown() in INTERRUPTED
 
 
-def simplify(term: Z) -> Z:
-    """`z3.simplify` with Ctrl-C held back until it returns: Z3 would take the interrupt for itself and
-    drop it (a simplification has no "unknown" to tell), and the command would not stop."""
+@contextlib.contextmanager
+def sigint_held() -> Iterator[None]:
+    """Ctrl-C held back until the block ends: for a Z3 call that would take the interrupt for itself and drop
+    it (a simplification has no "unknown" to tell), so that the command would not stop."""
     held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        return z3.simplify(term)
+        yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)

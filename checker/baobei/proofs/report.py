@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine.engine import Engine
 from ..language import syntax as s
 from ..language.arith import FLOOR_DIVISION_DOC
 from ..language.builtins import STATE_NAMES
@@ -13,7 +14,9 @@ from ..language.errors import BaoError
 from ..language.paths import shown_path
 from ..language.ruleset import Ruleset
 from ..language.text import expr_text
+from ..scenarios.write import table_lines
 from .distribution import Outcome, StateCex
+from .induction import Cti
 from .placement import DRAW_PILE, PlacementOutcome, player_names
 
 
@@ -349,3 +352,18 @@ def check_players(rules: Ruleset, players: int | None) -> list[int]:
         raise BaoError(f"{players} players: these rules allow {rules.min_players} to {rules.max_players} "
                        f"players ({rules.players_cite})")
     return [players]
+
+
+def cti_lines(rules: Ruleset, cti: Cti | None) -> list[str]:
+    """A counterexample to induction for a person: the state before the move as a scenario table (a state
+    no game may reach: a lemma that excludes it lets the claim be proved), then the move."""
+    if cti is None or cti.before is None:
+        return []
+    try:
+        table = table_lines(Engine(rules), cti.before)
+    except (BaoError, IndexError, KeyError, ValueError) as err:
+        # A value the engine's tables cannot hold (a player beyond the table, say): the state is beyond
+        # what a scenario can state, which is itself what a lemma has to rule out.
+        return [f"counterexample to induction: {cti.move}, from a state a table cannot state ({err!r})"]
+    return ["counterexample to induction (a lemma that rules this state out may let the claim be proved):",
+            *table, f"then {cti.move}"]

@@ -900,16 +900,20 @@ class FreeCards(SymStore):
 
     what = "store with free cards"
 
-    def answer(self, what: tuple[Any, ...], kind: str) -> SVal:
+    def answer(self, what: tuple[Any, ...], kind: str, layout: Z | None = None) -> SVal:
         """A fresh value for a question about the cards, the same for the same question in this content.
         A question about the cards alone (STABLE_QUESTIONS: a slot's card, a pile's size, who knows a card)
         keeps its answer until the cards change (`written`), whatever else changes: that is what lets a
-        claim see that closing a window or passing the turn leaves the cards, and what they allow, alone."""
+        claim see that closing a window or passing the turn leaves the cards, and what they allow, alone.
+        `layout` is the layout's epoch when the value asked about was made (a tableau's list, its free
+        slots): a list kept in a variable is the tableau as it was then, so a question about it after a
+        card moved is not the question about the tableau now."""
         topic = what[1] if what and what[0] == "ask" and len(what) > 1 else what[0] if what else None
         if _list_question(what):
-            return self.stable_answer(self.t[EPOCHS[LAYOUT]], what, kind)
+            return self.stable_answer(self.t[EPOCHS[LAYOUT]] if layout is None else layout, what, kind)
         if topic in STABLE_QUESTIONS:
-            epoch = self.t[EPOCHS[QUESTION_PART.get(topic, LAYOUT)]]
+            part = QUESTION_PART.get(topic, LAYOUT)
+            epoch = layout if layout is not None and part == LAYOUT else self.t[EPOCHS[part]]
             key = ("stable", self.pinned(epoch), what)
             if key not in self.stable:
                 self.stable[key] = self._fresh_value(kind, what)
@@ -994,19 +998,20 @@ class FreeCards(SymStore):
         """A list of player p's tableau. Its answers are a seat's own: for a player the state decides (the BAO
         caller, say), each answer is the answer about the seat that player is, so that a claim about the
         caller's cards and the routine that scored them by seat ask the same question."""
+        made = self.t[EPOCHS[LAYOUT]]  # the list is the tableau as it is now, however late it is asked
         if T.value(p) is not None:
-            return self.opaque((topic, p.get_id()), item)
+            return OpaqueV((topic, p.get_id()), item, lambda key, kind: self.answer(key, kind, made), made)
         seats = [T.num(q) for q in range(self.codes.n)]
 
         def answer(key: tuple[Any, ...], kind: str) -> SVal:
-            out = self.answer(key, kind)  # a value that is no seat (none): a question of its own
+            out = self.answer(key, kind, made)  # a value that is no seat (none): a question of its own
             if key[:2] != (topic, p.get_id()):
                 return out  # a question about a list made of this one (`if c then cards(x) else ...`): its own
             for q in reversed(seats):
-                out = merge(T.eq(p, q), self.answer((topic, q.get_id(), *key[2:]), kind), out, pos)
+                out = merge(T.eq(p, q), self.answer((topic, q.get_id(), *key[2:]), kind, made), out, pos)
             return out
 
-        return OpaqueV((topic, p.get_id()), item, answer)
+        return OpaqueV((topic, p.get_id()), item, answer, made)
 
     def slots(self, player: SVal, free: bool, pos: s.Pos) -> SVal:
         p = _player(player, pos)
@@ -1014,9 +1019,15 @@ class FreeCards(SymStore):
             return self.tableau_list("slots", p, "slot", pos)
         count = self.answer(("free_count", p.get_id()), "int")
         assert isinstance(count, IntV)
-        return SlotSetV(
-            p, count.term, lambda item: truth_of(self.answer(("free_slot", p.get_id(), _key(item)), "bool"))
-        )
+        made = self.t[EPOCHS[LAYOUT]]  # asked later, membership is still of the free slots of now
+        return SlotSetV(p, count.term, lambda item: self.free_slot(p, item, made))
+
+    def free_slot(self, p: Z, item: SVal, layout: Z) -> Z:
+        """Whether the slot is among p's free slots (as they were at that layout): a free answer. It may count
+        a slot of another player, or none, as free, which only adds behaviours (sound for what is proved).
+        Saying "only p's own numbered slots" here, as the precise store does, made every move's relation
+        differ and certification more than twice as slow, and no claim of the rules needed it."""
+        return truth_of(self.answer(("free_slot", p.get_id(), _key(item)), "bool", layout))
 
     def added_slot(self, player: SVal, preferred: SVal, pos: s.Pos) -> SVal:
         if isinstance(player, NoneV):

@@ -18,8 +18,7 @@ from typing import Any
 import z3  # type: ignore[import-untyped]
 from z3 import z3core
 
-from .interrupts import check as check
-from .interrupts import simplify as simplify
+from . import interrupts
 
 Z = Any
 _CTX = z3.main_ctx()
@@ -33,6 +32,24 @@ _VALUES: dict[int, int | None] = {}  # constants by AST address (the terms are k
 _NON_NEGATIVE: set[int] = set()
 # The terms whose addresses the tables above hold: kept alive, so that no address is reused by another term.
 _KEEP: list[Z] = []
+
+
+def check(solver: Any, *assumptions: Z) -> Any:
+    """`solver.check`, but an interrupt (Ctrl-C) during it, or one that came before, is raised as
+    KeyboardInterrupt: never an answer. It is here, in the induction record's key, and not in interrupts.py:
+    how a check's answer is read is part of every proof."""
+    if interrupts.CTRL_C.is_set():
+        raise KeyboardInterrupt
+    answer = solver.check(*assumptions)
+    if answer == z3.unknown and interrupts.interrupted(solver):
+        raise KeyboardInterrupt
+    return answer
+
+
+def simplify(term: Z) -> Z:
+    """`z3.simplify`, with Ctrl-C held back until it returns (interrupts.sigint_held)."""
+    with interrupts.sigint_held():
+        return z3.simplify(term)
 
 
 def _addr(term: Z) -> int:

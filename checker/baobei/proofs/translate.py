@@ -134,6 +134,7 @@ class OpaqueV(SVal):
     key: tuple[Any, ...]
     item: str  # the kind of its items: card, slot, player, str
     fresh: Callable[[tuple[Any, ...], str], SVal] = field(compare=False)
+    made: Any = field(default=None, compare=False)  # the cards' layout epoch it was made at (store.FreeCards)
 
     def answer(self, what: tuple[Any, ...], kind: str) -> SVal:
         return self.fresh((*self.key, *what), kind)
@@ -608,7 +609,8 @@ class Translator(ExprVisitor[SVal, Scope]):
     def filter(self, node: s.Filter, scope: Scope) -> SVal:
         domain = self.visit(node.domain, scope)
         if isinstance(domain, OpaqueV):
-            return OpaqueV((*domain.key, "where", id(node), *_scope_idents(scope)), domain.item, domain.fresh)
+            return OpaqueV((*domain.key, "where", id(node), *_scope_idents(scope)), domain.item, domain.fresh,
+                           domain.made)
         if isinstance(domain, BagV):
             items = self.model.card_items(domain, node.pos)
             counts = tuple(T.ite(self._keeps(node, x, T.gt(c, 0), scope), c, 0) for (x, _, c) in items)
@@ -794,9 +796,15 @@ def _merge_opaque(cond: Z, a: SVal, b: SVal) -> OpaqueV:
     """`if` between lists one of which the model does not keep: a list it does not keep either."""
     known = a if isinstance(a, OpaqueV) else b
     assert isinstance(known, OpaqueV)
-    if isinstance(a, OpaqueV) and isinstance(b, OpaqueV) and a.key == b.key:
-        return a
+    if isinstance(a, OpaqueV) and isinstance(b, OpaqueV) and a.key == b.key and _same_epoch(a.made, b.made):
+        return a  # one list: the same question, asked of the same layout
     return OpaqueV(("if", cond.get_id(), _ident(a), _ident(b), id(a), id(b)), known.item, known.fresh)
+
+
+def _same_epoch(a: Any, b: Any) -> bool:
+    """Whether two lists of one tableau were made at one layout: a list made after one branch moved a card is
+    another list, and answering it as the other would assume the old layout on that branch."""
+    return a is b or (a is not None and b is not None and a.get_id() == b.get_id())
 
 
 def _merge_lists(cond: Z, a: ListV, b: ListV, pos: s.Pos) -> ListV:

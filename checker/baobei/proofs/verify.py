@@ -74,6 +74,7 @@ from .report import (
     Method,
     Result,
     check_players,
+    cti_lines,
     docs_markdown,
     probe_text,
     result_lines,
@@ -232,7 +233,8 @@ class Relations:
         if self.induction:
             self.tell(f"  ... induction with {players} players: every move of the rules from any state, cards free")
             open_labels = {p.label for p in properties(small, self.skip) if p.label not in found.findings}
-            inductive = reachable(self.rules, players, list(NAMES[:players]), open_labels, lambda: None)
+            inductive = reachable(self.rules, players, list(NAMES[:players]), open_labels, lambda: None,
+                                  functools.partial(cti_lines, self.rules))
         elif players in self.kept:
             inductive = self.kept[players]
         return Transitions(found, inductive, "")

@@ -23,6 +23,7 @@ from ..language.ruleset import Ruleset
 from ..scenarios import syntax as sc
 from ..scenarios.parser import SCENARIO_SUFFIX, parse_scenario_file
 from ..scenarios.runner import Replay
+from ..scenarios.setup import impossible_slot
 
 
 @dataclass
@@ -137,9 +138,10 @@ def _check_slots(st: State, move: Move, move_text: str) -> None:
     """A slot no tableau can have (numbered from 1, at most one per card of the deck) is a mistake in the
     question, as in a scenario, not a move the rules refuse."""
     for name, value in move.args:
-        if isinstance(value, tuple) and len(value) == 2 and not 1 <= value[1] <= len(st.facts):
-            raise BaoError(f"{move_text!r}: {name}={st.names[value[0]]}.{value[1]} cannot exist: slots are numbered "
-                           f"from 1, and a tableau holds at most the {len(st.facts)} cards of the deck")
+        if isinstance(value, tuple) and len(value) == 2:
+            problem = impossible_slot(st, st.names[value[0]], value[1])
+            if problem is not None:
+                raise BaoError(f"{move_text!r}: {name}={problem}")
 
 
 def legal_by_player(eng: Engine, st: State) -> dict[str, list[str]]:

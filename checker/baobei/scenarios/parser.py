@@ -25,7 +25,7 @@ class ScenarioBuilder(SourceBuilder):
     def __init__(self, path: str, text: str) -> None:
         super().__init__(path)
         self.text = text
-        self.lines = text.splitlines()
+        self.lines = text.split("\n")  # as the parser counts lines (caret_excerpt)
 
     def _tp(self, tok: Token) -> Any:
         return pos_of(self.path, tok)
@@ -127,7 +127,7 @@ class ScenarioBuilder(SourceBuilder):
                         phase and phase[0], seed[0] if seed else 0, tuple(parts["knows"]), tuple(parts["holds"]),
                         tuple(parts["set"]), last("among"), last("round"), last("turn"), tuple(parts["marked"]),
                         tuple(parts["window"]), tuple(parts["waiting"]), last("protected"),
-                        tuple(pos for _, pos in players))
+                        tuple(pos for _, pos in players), phase and phase[1])
 
     def t_players(self, meta: Any, *names: Token) -> tuple[str, Any]:
         return ("players", [(str(n), self._tp(n)) for n in names])

@@ -76,7 +76,7 @@ def check_phase(eng: Engine, phase: str, pos: Pos) -> None:
 def table_phase(eng: Engine, st: State, table: sc.Table) -> str:
     """The table's phase as written, else the phase in which the rules begin a turn."""
     if table.phase is not None:
-        check_phase(eng, table.phase, table.pos)
+        check_phase(eng, table.phase, table.phase_pos or table.pos)
         return table.phase
     if TURN_START not in eng.rules.defines:
         raise ScenarioError(table.pos, f"the table names no phase and the rules define no {TURN_START}")
@@ -252,7 +252,9 @@ def _cards(n: int) -> str:
 def convert(eng: Engine, st: State, value: sc.Value, vtype: str) -> Any:
     """A scenario literal as the engine's value of the given type."""
     if value.kind == "none":
-        return None
+        # A text variable's `none` is the word the rules write ("none": the shield before a call), not the
+        # absent value: the rules' texts are words, and an absent text would be a state no rule makes.
+        return "none" if vtype == "str" else None
     if vtype in ("slot", "own_slot", "free_slot"):
         if value.kind != "slot":
             raise ScenarioError(value.pos, f"expected a slot like alice.2, found {value}")
@@ -279,6 +281,8 @@ def convert(eng: Engine, st: State, value: sc.Value, vtype: str) -> Any:
         return card_at_ref(eng, st, value.data)
     if value.kind == "card":
         raise ScenarioError(value.pos, f"expected a value of type {vtype}, found the card {value}")
+    if vtype == "str" and value.kind != "name":
+        raise ScenarioError(value.pos, f"expected a word (a text value such as those the rules set), found {value}")
     if vtype in ("players", "cards"):
         if value.kind != "list":
             raise ScenarioError(value.pos, f"expected a list like [alice, bob], found {value}")
@@ -293,12 +297,20 @@ def existing_slot(st: State, place: sc.Place) -> tuple[int, int]:
     is a mistake in the scenario, not a move the rules refuse (a slot the tableau lacks now, such as a new
     one for a penalty card, is the rules' to judge)."""
     player = player_index(st, place.player, place.pos)
-    most = len(st.facts)
-    if not 1 <= place.slot <= most:
-        shown = str(place.slot) if len(str(place.slot)) <= 12 else f"{str(place.slot)[:12]}…"
-        raise ScenarioError(place.pos, f"{place.player}.{shown} cannot exist: slots are numbered from 1, and a "
-                                       f"tableau holds at most the {most} cards of the deck")
+    problem = impossible_slot(st, place.player, place.slot)
+    if problem is not None:
+        raise ScenarioError(place.pos, problem)
     return (player, place.slot)
+
+
+def impossible_slot(st: State, player: str, number: int) -> str | None:
+    """Why no tableau can have this slot (None when one can): the scenarios' and the referee's words."""
+    most = len(st.facts)
+    if 1 <= number <= most:
+        return None
+    shown = str(number) if len(str(number)) <= 12 else f"{str(number)[:12]}…"
+    return (f"{player}.{shown} cannot exist: slots are numbered from 1, and a tableau holds at most the {most} "
+            "cards of the deck")
 
 
 def set_variable(eng: Engine, st: State, name: str, index: str | None, value: sc.Value, pos: Pos) -> None:
@@ -330,6 +342,8 @@ def to_move(eng: Engine, st: State, player: str, name: str,
     for _, value in args:
         if value.kind == "slot":
             existing_slot(st, value.data)
+        if value.kind == "list":  # no argument of a move is a list: say so in the scenario's own notation
+            raise ScenarioError(value.pos, f"a move's argument is one value, found the list {value}")
     try:
         return build_move(eng.rules.moves, st, player, name, [(k, literal(v)) for k, v in args])
     except NotationError as err:

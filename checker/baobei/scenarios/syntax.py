@@ -100,6 +100,7 @@ class Table:
     waiting: tuple[WaitingLine, ...] = ()  # first in line first
     protected: tuple[tuple[str, Pos], ...] | None = None  # None: as the rules' protections say
     players_pos: tuple[Pos, ...] = ()  # where the `players` line names each of `players`, in the same order
+    phase_pos: Pos | None = None  # where the `phase` line names the phase
 
 
 @dataclass(frozen=True)

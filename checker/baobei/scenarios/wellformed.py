@@ -70,7 +70,7 @@ def reserved_player_in(text: str, path: str) -> ScenarioError | None:
     """A player a `players` or `deal` line names by a reserved word: the cause of a syntax error wherever the
     name is then read as the word, so it is reported in its place (the lines are read one by one, since
     the whole file does not parse)."""
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):  # as the parser counts lines (caret_excerpt)
         for name, column in _declared_players(line):
             if name in reserved_words():
                 return ScenarioError(Pos(path, number, column), reserved_message(name),

@@ -198,6 +198,12 @@ def _protection_lines(eng: Engine, st: State) -> list[str]:
 
 def _literal(eng: Engine, st: State, refs: dict[int, str], name: str, vtype: str, value: Any) -> str:
     """A value of a variable or of a waiting step as a table writes it (a card by where it lies)."""
+    if vtype == "str" and value in (None, "none"):
+        # A table's `none` for a text is the rules' word "none" (scenarios/setup.py): an absent text (a state
+        # the prover may pose) has no way to be written, and writing it as `none` would show another state.
+        if value is None:
+            raise BaoError(f"a scenario table cannot write an absent text as the value of {name}")
+        return "none"
     if value is None:
         return "none"
     if vtype == "card":

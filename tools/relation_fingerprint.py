@@ -11,8 +11,8 @@ new commit: equal digests mean the same terms, so the same questions and the sam
 (the Houdini loop, the claims and the facts aside). Different digests say nothing about the size of the
 change: time a player count to know.
 
-Each term is digested by Z3's structural hash (32 bits, the same for the same term in any run), combined
-with SHA-256 over the whole relation: a developer's estimate, not a proof of equality. Building the
+Each term is digested exactly (`baobei.proofs.carry.TermDigest`: SHA-256 over its whole structure), per
+move, so that a record `baobei verify --carry` refuses to carry shows which moves changed. Building the
 relation takes about 2-3 minutes at 2 players on the project's machine. Ctrl-C: exit 130.
 """
 
@@ -30,14 +30,20 @@ from baobei.cli import caused_by_interrupt
 from baobei.language.errors import BaoError
 from baobei.language.load import load_ruleset
 from baobei.play.explore import NAMES  # the names verify gives induction
+from baobei.proofs.carry import TermDigest
 from baobei.proofs.induction import Relation, Step
 from baobei.proofs.interrupts import watch_interrupts
 from baobei.proofs.report import check_players
 
+TERMS = TermDigest()  # one for the run: a subterm shared by two moves is digested once
+
 
 def term_digest(value: Any) -> bytes:
-    """A Z3 term by its structural hash; anything else (a Python value of the store) by its repr."""
-    return str(value.hash() if hasattr(value, "hash") else repr(value)).encode()
+    """A Z3 term by its exact digest; anything else (a Python value of the store) by its repr."""
+    if not hasattr(value, "as_ast"):
+        return repr(value).encode()
+    TERMS.alive.append(value)
+    return TERMS.node(value.as_ast())
 
 
 def store_digest(table: dict[Any, Any]) -> str:

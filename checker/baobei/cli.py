@@ -813,6 +813,10 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--certify", action="store_true",
                            help="induction, and record what it proved in the rules directory (induction.json), "
                                 "which later runs use while the rules and their code are unchanged")
+            p.add_argument("--carry", action="store_true",
+                           help="seal the current record with a digest of every term induction asked Z3 about "
+                                "(--players N: that count only); or carry a stale one, every count, over an edit "
+                                "of the code that leaves those terms the same")
             p.add_argument("--tables", type=named, metavar="PATH", default=None,
                            help="scenarios whose tables the engine's search starts from too (default: the "
                                 "project's scenarios/)")

@@ -25,8 +25,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..language.errors import BaoError
 from ..language.output import write_output
 from ..language.paths import grammar_dir
+from ..language.words import plural
 from .induction import InductionReport
 
 fcntl: ModuleType | None
@@ -37,6 +39,8 @@ except ImportError:  # Windows
 
 FILE = "induction.json"
 FORMAT = 1
+SEAL = "seal"  # a count's digest of what induction asked Z3 (carry.py)
+CARRIED = "carried_from"  # the keys a record was carried from, oldest first (carry.py)
 # What a proof depends on, besides the rules and the grammar: the modules these run, and what they import:
 # induction, and the loader that reads the rules into what induction is given (a parser's edit changes meaning).
 ROOTS = ("proofs/induction.py", "language/load.py")
@@ -52,14 +56,30 @@ def certificate_path(rules_dir: Path) -> Path:
 def key(rules_dir: Path) -> str:
     """The digest of the rules' files and the code of their meaning, paths relative (any checkout agrees)."""
     digest = hashlib.sha256(f"format {FORMAT}".encode())
-    for f in sorted(rules_dir.glob("*.bao")):
-        digest.update(b"\0rules/" + f.name.encode() + b"\0" + f.read_bytes())
+    _rules(digest, rules_dir)
     for name in meaning():
         digest.update(b"\0" + name.encode() + b"\0" + (PACKAGE / name).read_bytes())
+    _grammar(digest)
+    return digest.hexdigest()
+
+
+def rules_digest(rules_dir: Path) -> str:
+    """The digest of the rules' files and the grammar alone (a seal's: carry.py)."""
+    digest = hashlib.sha256()
+    _rules(digest, rules_dir)
+    _grammar(digest)
+    return digest.hexdigest()
+
+
+def _rules(digest: Any, rules_dir: Path) -> None:
+    for f in sorted(rules_dir.glob("*.bao")):
+        digest.update(b"\0rules/" + f.name.encode() + b"\0" + f.read_bytes())
+
+
+def _grammar(digest: Any) -> None:
     for f in sorted(grammar_dir().glob("*")):
         if f.is_file():
             digest.update(b"\0grammar/" + f.name.encode() + b"\0" + f.read_bytes())
-    return digest.hexdigest()
 
 
 def meaning() -> list[str]:
@@ -144,6 +164,7 @@ class Kept:
     reports: dict[int, InductionReport]
     stale: list[int]
     unreadable: bool = False  # a record is there that this code cannot read (not JSON, another format)
+    carried: int = 0  # edits of the code the current record was carried over (carry.py)
 
 
 def kept(rules_dir: Path) -> Kept:
@@ -153,7 +174,7 @@ def kept(rules_dir: Path) -> Kept:
     counts = {int(n): entry for n, entry in data.get("counts", {}).items()}
     if data.get("key") != key(rules_dir):
         return Kept({}, sorted(counts))
-    return Kept({n: _report(entry) for n, entry in counts.items()}, [])
+    return Kept({n: _report(entry) for n, entry in counts.items()}, [], carried=len(data.get(CARRIED, [])))
 
 
 def _report(entry: dict[str, Any]) -> InductionReport:
@@ -163,13 +184,14 @@ def _report(entry: dict[str, Any]) -> InductionReport:
                            seconds=float(entry["seconds"]), kept=True)
 
 
-def record(rules_dir: Path, reports: dict[int, InductionReport], current: str) -> Path:
+def record(rules_dir: Path, reports: dict[int, InductionReport], current: str,
+           seals: dict[int, dict[str, str]] | None = None) -> Path:
     """Keep these counts' results under `current`, the key taken when the run began (an edit during the run
     must not pass for what was proved), with those of other counts kept under it before. Two certifications
     run side by side (one count per core) and may end together: the read, merge and write happen under a
     lock on the rules directory, so neither count's entry is lost."""
     with _locked(rules_dir):
-        return _merge_and_write(rules_dir, reports, current)
+        return _merge_and_write(rules_dir, reports, current, seals or {})
 
 
 @contextlib.contextmanager
@@ -186,15 +208,61 @@ def _locked(directory: Path) -> Iterator[None]:
         os.close(fd)  # closing the last descriptor releases the lock
 
 
-def _merge_and_write(rules_dir: Path, reports: dict[int, InductionReport], current: str) -> Path:
+def _merge_and_write(rules_dir: Path, reports: dict[int, InductionReport], current: str,
+                     seals: dict[int, dict[str, str]]) -> Path:
     data = _read(rules_dir)
-    counts: dict[str, Any] = data.get("counts", {}) if data is not None and data.get("key") == current else {}
+    same = data is not None and data.get("key") == current
+    counts: dict[str, Any] = data.get("counts", {}) if data is not None and same else {}
     for n, report in sorted(reports.items()):
         counts[str(n)] = {"inductive": sorted(report.inductive), "dropped": dict(sorted(report.dropped.items())),
                           "ctis": dict(sorted(report.ctis.items())), "lemmas": sorted(report.lemmas),
                           "facts": sorted(report.facts), "bounds": report.bounds, "seconds": round(report.seconds, 1)}
+    for n, seal in seals.items():
+        counts[str(n)][SEAL] = dict(seal)
+    carried = data.get(CARRIED, []) if data is not None and same else []
+    return _write(rules_dir, current, counts, carried)
+
+
+def _write(rules_dir: Path, current: str, counts: dict[str, Any], carried: list[str]) -> Path:
     path = certificate_path(rules_dir)
     ordered = dict(sorted(counts.items(), key=lambda item: int(item[0])))
-    text = json.dumps({"format": FORMAT, "key": current, "counts": ordered}, indent=1, ensure_ascii=False)
-    write_output(path, text + "\n")
+    data: dict[str, Any] = {"format": FORMAT, "key": current, "counts": ordered}
+    if carried:
+        data[CARRIED] = carried
+    write_output(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     return path
+
+
+def counts_text(counts: list[int]) -> str:
+    """"2 player counts 3, 4": the counts a line about the record names."""
+    return f"{plural(len(counts), 'player count')} {', '.join(map(str, counts))}"
+
+
+def recorded(rules_dir: Path) -> tuple[str, dict[int, dict[str, Any]], list[str]] | None:
+    """The record as it is: its key, each count's entry (with its seal, if any), the keys it was carried from."""
+    data = _read(rules_dir)
+    if data is None:
+        return None
+    return (str(data.get("key")), {int(n): entry for n, entry in data.get("counts", {}).items()},
+            list(data.get(CARRIED, [])))
+
+
+def add_seals(rules_dir: Path, seals: dict[int, dict[str, str]], current: str) -> Path:
+    """Seal these counts' entries of a record made under `current` (carry.py); refused if it changed."""
+    with _locked(rules_dir):
+        data = _read(rules_dir)
+        if data is None or data.get("key") != current:
+            raise BaoError(f"the record {certificate_path(rules_dir)} changed during the run: nothing sealed")
+        counts = data.get("counts", {})
+        for n, seal in seals.items():
+            counts[str(n)][SEAL] = dict(seal)
+        return _write(rules_dir, current, counts, data.get(CARRIED, []))
+
+
+def carry_to(rules_dir: Path, old: str, new: str) -> Path:
+    """The record made under `old`, now under `new`: carry.py found every question the same."""
+    with _locked(rules_dir):
+        data = _read(rules_dir)
+        if data is None or data.get("key") != old:
+            raise BaoError(f"the record {certificate_path(rules_dir)} changed during the run: not carried")
+        return _write(rules_dir, new, data.get("counts", {}), [*data.get(CARRIED, []), old])

@@ -298,10 +298,13 @@ def docs_markdown(rules: Ruleset, source: str, results: list[Result], methods: d
            "Induction over every move of the rules takes minutes per player count: `baobei verify --certify` "
            "runs it and records what it proved in the rules directory (`induction.json`), under a digest of the "
            "rules and of the code that gives them their meaning. A default run uses a player count's record only "
-           "while that digest is the current one.", ""]
+           "while that digest is the current one. Each count's record is sealed with a digest of every term "
+           "induction built for it: after an edit of that code which leaves every such term as it was, `baobei "
+           "verify --carry` carries the record over to the new code.", ""]
     if stale:
         out += [f"The record is for other rules or another prover (player counts {', '.join(map(str, stale))}): "
-                "it is not used here, and `baobei verify --certify` makes it again.", ""]
+                "it is not used here; `baobei verify --carry` carries it over an edit of the code that leaves "
+                "every term induction builds, else `baobei verify --certify` makes it again.", ""]
     if missing:
         out += [f"The record has no entry for player counts {', '.join(map(str, missing))}: their induction has not "
                 "run on this code yet, so they are judged here without it; `baobei verify --players N --certify` "

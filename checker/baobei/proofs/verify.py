@@ -64,7 +64,8 @@ from ..scenarios.runner import check_invariants
 from ..scenarios.setup import build_table
 from ..scenarios.syntax import Table
 from .bmc import RULES_RUN, BmcReport, Finding, bmc, properties
-from .certificate import FILE, Kept, certificate_path, kept, key, record
+from .carry import Now, carry_record
+from .certificate import FILE, Kept, certificate_path, counts_text, kept, record
 from .distribution import Outcome, StateCex, prove_state
 from .induction import InductionReport, reachable
 from .interrupts import watch_interrupts
@@ -313,6 +314,7 @@ class Verified:
     stale: list[int] = field(default_factory=list)  # counts whose induction record is for other rules or code
     unreadable: bool = False  # the induction record is there but cannot be read
     missing: list[int] = field(default_factory=list)  # counts judged that the current record has no entry for
+    carried: int = 0  # edits of the code the record used was carried over (carry.py)
 
 
 def quiet(line: str) -> None:
@@ -340,7 +342,8 @@ def verify_all(rules: Ruleset, counts: list[int], depth: int = DEFAULT_DEPTH, de
         judge_counts(searches, relations, counts, workers)
     # A record for these rules and this code that lacks a count judged here: its certification did not run yet.
     missing = [n for n in counts if n not in recorded.reports] if recorded.reports else []
-    out = Verified([], [], {}, relations.done, searches, recorded.stale, recorded.unreadable, missing)
+    out = Verified([], [], {}, relations.done, searches, recorded.stale, recorded.unreadable, missing,
+                   recorded.carried)
     for prop in props:
         reads: list[str] = []
         explored = False
@@ -600,15 +603,18 @@ def run_verify(args: argparse.Namespace) -> int:
     certify = bool(getattr(args, "certify", False))
     if certify and only is not None:
         raise BaoError("--certify records induction for every property: leave out --only")
-    began_key = ""
+    if getattr(args, "carry", False):
+        return run_carry(args, rules, directory, voice)
+    at_start = Now.of(directory) if certify else None
     if certify:
         args.induction = True
         check_writable(certificate_path(directory))
-        began_key = key(directory)
     verified = judge_all(args, rules, counts, only, voice)
-    if certify:
+    if at_start is not None:
         proved = {n: t.induction for n, t in verified.relations.items() if t.induction is not None}
-        path = record(directory, proved, began_key)
+        voice.line(f"  ... sealing {counts_text(sorted(proved))}: building every term induction asked Z3 (carry.py)")
+        seals = {n: at_start.seal(rules, n, [*report.inductive, *report.dropped]) for n, report in proved.items()}
+        path = record(directory, proved, at_start.key, seals)
         voice.line(f"recorded induction for {plural(len(proved), 'player count')} in {path}")
     failing_rules = rules_failures(verified.searches)
     beyond = show_shared(verified, failing_rules, voice)
@@ -632,6 +638,18 @@ def run_verify(args: argparse.Namespace) -> int:
         voice.line(f"wrote {docs}")
     failed = [r for r in verified.results if r.outcome.status in SHOWN_WITH_LINE]
     return EXIT_FAIL if failed or beyond else EXIT_OK
+
+
+def run_carry(args: argparse.Namespace, rules: Ruleset, directory: Path, voice: Voice) -> int:
+    """`verify --carry`: the record sealed, or carried over an edit of the code (carry.py); nothing else judged."""
+    options = {"certify": "--certify", "induction": "--induction", "only": "--only", "docs": "--docs",
+               "json_out": "--json", "emit_scenario": "--emit-scenario"}
+    others = [option for flag, option in options.items() if getattr(args, flag, None)]
+    if others:
+        raise BaoError("--carry judges no property: leave out " + ", ".join(others))
+    check_writable(certificate_path(directory))
+    done = carry_record(rules, directory, None if args.players is None else [args.players], voice.line)
+    return EXIT_OK if done else EXIT_FAIL
 
 
 def judge_all(args: argparse.Namespace, rules: Ruleset, counts: list[int], only: frozenset[str] | None,
@@ -711,10 +729,14 @@ def show_shared(verified: Verified, failing_rules: list[tuple[int, str, Failure]
             beyond += failed
     if verified.stale:
         voice.line(f"induction the record {FILE} is for other rules or another prover ({counts_text(verified.stale)}): "
-                   "not used; `baobei verify --certify` makes it again")
+                   "not used; `baobei verify --carry` carries it over an edit of the code that leaves every term "
+                   "induction builds, else `baobei verify --certify` makes it again")
     if verified.missing:
         voice.line(f"induction the record {FILE} has no entry for {counts_text(verified.missing)}: judged without "
                    "it; `baobei verify --players N --certify` adds one")
+    if verified.carried and any(t.induction is not None and t.induction.kept for t in verified.relations.values()):
+        voice.line(f"induction the record {FILE} was carried over {plural(verified.carried, 'edit')} of the code by "
+                   "`baobei verify --carry`: every term induction builds is the one it was proved with")
     if verified.unreadable:
         voice.line(f"induction the record {FILE} cannot be read (not JSON, or a format this code does not know): "
                    "not used; `baobei verify --certify` makes it again")
@@ -722,11 +744,6 @@ def show_shared(verified: Verified, failing_rules: list[tuple[int, str, Failure]
         voice.line(f"violated  a move the rules cannot carry out with {players} players, reached {failure.depth} "
                    f"moves {where}: " + " / ".join(failure.moves), "fail")
     return beyond + len(failing_rules)
-
-
-def counts_text(counts: list[int]) -> str:
-    """"2 player counts 3, 4": the counts a line about the record names."""
-    return f"{plural(len(counts), 'player count')} {', '.join(map(str, counts))}"
 
 
 def shared_lines(players: int, t: Transitions | None, searches: Searches, verbose: bool) -> list[tuple[str, bool]]:

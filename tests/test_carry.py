@@ -176,3 +176,16 @@ def test_carry_judges_nothing_else_and_needs_a_record(rules_copy: Path, capsys: 
     assert "--carry judges no property: leave out --only" in capsys.readouterr().err
     assert main(["verify", "--rules", str(rules_copy), "--carry"]) == 2
     assert f"no record {rules_copy / FILE} this code can read" in capsys.readouterr().err
+
+
+def test_a_record_changed_during_the_run_is_neither_sealed_nor_carried(rules_copy: Path) -> None:
+    from baobei.language.errors import BaoError
+    from baobei.proofs.certificate import add_seals, carry_to
+
+    old = certified(rules_copy)
+    before = (rules_copy / FILE).read_bytes()
+    with pytest.raises(BaoError, match="changed during the run: nothing sealed"):
+        add_seals(rules_copy, {2: {"questions": "x"}}, "another key")
+    with pytest.raises(BaoError, match="changed during the run: not carried"):
+        carry_to(rules_copy, "another key", old)
+    assert (rules_copy / FILE).read_bytes() == before

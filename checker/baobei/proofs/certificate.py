@@ -249,10 +249,7 @@ def recorded(rules_dir: Path) -> tuple[str, dict[int, dict[str, Any]], list[str]
 
 def add_seals(rules_dir: Path, seals: dict[int, dict[str, str]], current: str) -> Path:
     """Seal these counts' entries of a record made under `current` (carry.py); refused if it changed."""
-    with _locked(rules_dir):
-        data = _read(rules_dir)
-        if data is None or data.get("key") != current:
-            raise BaoError(f"the record {certificate_path(rules_dir)} changed during the run: nothing sealed")
+    with _unchanged(rules_dir, current, "nothing sealed") as data:
         counts = data.get("counts", {})
         for n, seal in seals.items():
             counts[str(n)][SEAL] = dict(seal)
@@ -261,8 +258,15 @@ def add_seals(rules_dir: Path, seals: dict[int, dict[str, str]], current: str) -
 
 def carry_to(rules_dir: Path, old: str, new: str) -> Path:
     """The record made under `old`, now under `new`: carry.py found every question the same."""
+    with _unchanged(rules_dir, old, "not carried") as data:
+        return _write(rules_dir, new, data.get("counts", {}), [*data.get(CARRIED, []), old])
+
+
+@contextlib.contextmanager
+def _unchanged(rules_dir: Path, expected: str, otherwise: str) -> Iterator[dict[str, Any]]:
+    """The record, locked, while it is still the one made under `expected` (the key a run compared against)."""
     with _locked(rules_dir):
         data = _read(rules_dir)
-        if data is None or data.get("key") != old:
-            raise BaoError(f"the record {certificate_path(rules_dir)} changed during the run: not carried")
-        return _write(rules_dir, new, data.get("counts", {}), [*data.get(CARRIED, []), old])
+        if data is None or data.get("key") != expected:
+            raise BaoError(f"the record {certificate_path(rules_dir)} changed during the run: {otherwise}")
+        yield data

@@ -1,15 +1,18 @@
-"""Carrying induction's record over an edit of the code (proofs/carry.py): the exact digest of Z3's terms,
-and when `verify --carry` seals a record, carries it, or refuses to.
+"""Carrying induction's record over an edit of the code or the rules (proofs/carry.py): the digest of a query
+to Z3 up to its constants' names, the side constraints a query needs, asking a changed query again, and
+when `verify --carry` seals a record, carries it, or refuses to.
 
-Building every term induction asks about takes minutes per player count (the note of the session that
-wrote this gives the figures), so the record's plumbing is tested here with the terms' digest replaced;
-the digest itself is tested on terms built here."""
+Building every query of a record takes minutes per player count (the note of the session that wrote this
+gives the figures), so the record's plumbing is tested here with the built queries replaced; the digests,
+the side constraints and the asking are tested on terms built here."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -18,7 +21,8 @@ from baobei.cli import main
 from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
 from baobei.proofs import carry, certificate
-from baobei.proofs.carry import TermDigest, carry_record
+from baobei.proofs import terms as T
+from baobei.proofs.carry import DEAL, MOVE, Built, Move, QueryDigest, SideIndex, TermDigest, carry_record
 from baobei.proofs.certificate import FILE, SEAL, kept, key, record
 from baobei.proofs.induction import InductionReport
 
@@ -65,6 +69,77 @@ def test_a_term_freed_after_its_digest_is_not_taken_for_the_next_one() -> None:
         assert digest.node(new.as_ast()) == TermDigest().node(new.as_ast())
 
 
+def query_of(*terms: Any, below: QueryDigest | None = None) -> str:
+    out = QueryDigest(below)
+    out.terms("t", terms)
+    return out.hexdigest()
+
+
+def test_a_query_is_digested_up_to_a_one_to_one_renaming_of_its_constants() -> None:
+    x, y, a, b = z3.Ints("x y a b")
+    assert query_of(x + 1 < y) == query_of(a + 1 < b)  # renamed: the same question to Z3
+    assert query_of(x + 1 < y, y > 0) == query_of(a + 1 < b, b > 0)
+    assert query_of(x + 1 < y, y > 0) != query_of(a + 1 < b, a > 0)  # which constant is which counts
+    assert query_of(x + y < 3) != query_of(x + x < 3)  # two constants are not one
+    assert query_of(x < 3) != query_of(z3.Real("x") < 3) != query_of(z3.Bool("p"))  # sorts count
+    assert query_of(x + 1 < y) != query_of(x + 2 < y)  # numerals count
+    assert digest_of(x + 1 < y) != digest_of(a + 1 < b)  # the exact digest keeps the names
+
+
+def test_a_query_goes_on_from_the_part_every_query_begins_with() -> None:
+    """Each move's query continues the shared part: its constants keep their numbers there, so a move that
+    reads the shared constant differs from one that reads a constant of its own."""
+    x, y, fresh = z3.Ints("x y fresh")
+    below = QueryDigest()
+    below.terms("before", [x > 0])
+    assert query_of(y < 5, below=below) == query_of(fresh < 5, below=below)
+    assert query_of(x < 5, below=below) != query_of(y < 5, below=below)
+    assert query_of(y < 5, below=below) != query_of(y < 5)  # the shared part is in every query's digest
+
+
+def test_a_query_needs_the_side_constraints_linked_to_it_by_the_constants_the_relation_made() -> None:
+    state, made, other, deeper = z3.Int("state"), z3.Int("made"), z3.Int("other"), z3.Int("deeper")
+    side = [state >= 0, made < state, other < state, deeper > made + 1, made > 1]
+    index = SideIndex(side, {state.get_id()})
+    got = index.needed([made.get_id(), state.get_id()])
+    # The bound on the state always; those of `made`, and through them `deeper`'s; never `other`'s, which
+    # shares only the state with the query.
+    assert [str(t) for t in got] == [str(side[0]), str(side[1]), str(side[3]), str(side[4])]
+    assert [str(t) for t in index.needed([state.get_id()])] == [str(side[0])]
+
+
+def fake_built(goals: dict[str, Any], before: Any, deal: dict[str, Any] | None = None) -> Built:
+    """A record's queries made by hand: one move `m` from a state where `before` holds."""
+    err = z3.Bool("err")
+    rel = SimpleNamespace(side=[], pre={("err",): err})
+    step = SimpleNamespace(facts=[], allowed=T.TRUE, cm=SimpleNamespace(name="m"))
+    return Built(rel=rel, before={"kept": before}, deal=deal or {},  # type: ignore[arg-type]
+                 moves=[Move(step, goals, {})])  # type: ignore[arg-type]
+
+
+def test_a_changed_query_is_asked_again_and_what_it_does_not_prove_is_named() -> None:
+    x, after = z3.Ints("x after")
+    built = fake_built({"kept": z3.Implies(after == x + 1, after > 0)}, x >= 0)
+    assert carry.reprove(built, [MOVE + "m"]) == []
+    built = fake_built({"kept": z3.Implies(after == x - 1, after >= 0)}, x >= 0)
+    assert carry.reprove(built, [MOVE + "m"]) == ["kept after m (a state breaks it)"]
+    assert carry.reprove(built, []) == []  # a query not changed is not asked
+    built = fake_built({}, x >= 0, deal={"kept": x > 0})
+    assert carry.reprove(built, [DEAL]) == ["kept after the deal (a state breaks it)"]
+
+
+def test_a_proved_claim_the_rules_no_longer_let_induction_try_is_refused() -> None:
+    from baobei.language.errors import BaoError
+
+    rules = load_ruleset(default_rules_dir())
+    entry = {"inductive": ["invariant peek_limit", "invariant gone"], "dropped": {}, "bounds": ""}
+    with pytest.raises(BaoError, match="the record's invariant gone is no claim induction tries"):
+        carry.proved_claims(rules, 2, entry)
+    own, state, moved = carry.proved_claims(rules, 2, {**entry, "inductive": ["invariant peek_limit"],
+                                                        "dropped": {"rules_never_fail": "why"}})
+    assert own == ["well_formed", "within_bounds"] and [d.ident for d in state] == ["peek_limit"] and not moved
+
+
 @pytest.fixture
 def rules_copy(tmp_path: Path) -> Path:
     target = tmp_path / "rules"
@@ -81,17 +156,34 @@ def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return copy
 
 
+@dataclass
+class Queries:
+    """What `build` gives per player count (building the real queries takes minutes), what `reprove` says
+    (set by a test), and the parts it was asked."""
+
+    parts: dict[int, dict[str, str]] = field(default_factory=lambda: {
+        n: {DEAL: f"deal-{n}", MOVE + "peek": f"peek-{n}", MOVE + "bao": f"bao-{n}"} for n in (2, 3)})
+    failing: list[str] = field(default_factory=list)
+    asked: list[list[str]] = field(default_factory=list)
+
+
 @pytest.fixture
-def terms_built(monkeypatch: pytest.MonkeyPatch) -> dict[int, str]:
-    """What `questions` answers per player count (building the real terms takes minutes): set by a test."""
-    answers = {2: "terms-2", 3: "terms-3"}
-    monkeypatch.setattr(carry, "questions", lambda rules, players, names, labels: answers[players])
-    return answers
+def queries(monkeypatch: pytest.MonkeyPatch) -> Queries:
+    out = Queries()
+
+    def reprove(built: Built, parts: list[str]) -> list[str]:
+        out.asked.append(sorted(parts))
+        return out.failing
+
+    monkeypatch.setattr(carry, "build", lambda rules, players, names, entry: Built(parts=dict(out.parts[players]),
+                                                                                   facts_proved=["tables_defined"]))
+    monkeypatch.setattr(carry, "reprove", reprove)
+    return out
 
 
 def certified(rules_dir: Path) -> str:
     report = InductionReport(inductive={PROPERTY}, dropped={"invariant totals_are_numbers": "a deal breaks it"},
-                             seconds=12.5)
+                             facts=["tables_defined"], seconds=12.5)
     record(rules_dir, {2: report, 3: report}, key(rules_dir))
     return key(rules_dir)
 
@@ -106,64 +198,91 @@ def run_carry(rules_dir: Path) -> tuple[bool, list[str]]:
     return carry_record(load_ruleset(rules_dir), rules_dir, None, lines.append), lines
 
 
-def test_a_sealed_record_is_carried_over_an_edit_that_leaves_every_term(rules_copy: Path, package: Path,
-                                                                         terms_built: dict[int, str]) -> None:
+def saved(rules_dir: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((rules_dir / FILE).read_text(encoding="utf-8"))
+    return data
+
+
+def test_a_sealed_record_is_carried_over_an_edit_that_leaves_every_query(rules_copy: Path, package: Path,
+                                                                          queries: Queries) -> None:
     old = certified(rules_copy)
     done, lines = run_carry(rules_copy)
     assert done and "sealed 2 player counts now, 2 of 2 sealed" in lines[-1]
-    sealed = json.loads((rules_copy / FILE).read_text(encoding="utf-8"))
-    assert sealed["counts"]["2"][SEAL]["questions"] == "terms-2" and sealed["key"] == old
+    sealed = saved(rules_copy)
+    assert sealed["counts"]["2"][SEAL]["parts"] == queries.parts[2] and sealed["key"] == old
     edit(package / "engine" / "effects.py")  # code induction runs: the record is stale
     assert key(rules_copy) != old and kept(rules_copy).stale == [2, 3]
     done, lines = run_carry(rules_copy)
     assert done and lines[-1].startswith("carry     carried the record for 2 player counts 2, 3")
+    assert "0 queries that changed proved again" in lines[-1] and queries.asked == []
     got = kept(rules_copy)
     assert set(got.reports) == {2, 3} and got.reports[2].inductive == {PROPERTY}
-    carried = json.loads((rules_copy / FILE).read_text(encoding="utf-8"))
+    carried = saved(rules_copy)
     assert carried["key"] == key(rules_copy) and carried["carried_from"] == [old]
-    assert carried["counts"] == sealed["counts"]  # what was proved, and its seal, as they were
+    for n in ("2", "3"):  # what was proved, and its seal, as they were
+        assert carried["counts"][n].pop(SEAL) == {**sealed["counts"][n].pop(SEAL), "reproved": []}
+    assert carried["counts"] == sealed["counts"]
 
 
-@pytest.mark.parametrize(("changed", "why"), [
-    ("terms", "with 3 players, induction would ask Z3 other questions"),
-    ("askers", "the code that asks Z3 changed (proofs/induction.py, proofs/terms.py, proofs/carry.py)"),
-    ("rules", "the rules or the grammar changed"),
-])
-def test_a_record_is_not_carried_when_a_question_may_differ(rules_copy: Path, package: Path,
-                                                            terms_built: dict[int, str], changed: str,
-                                                            why: str) -> None:
+@pytest.mark.parametrize("edited", ["engine", "rules"])
+def test_a_changed_query_is_proved_again_and_the_record_carried(rules_copy: Path, package: Path, queries: Queries,
+                                                                edited: str) -> None:
+    """An edit of the rules is carried too: what a proof rests on is its queries, and a changed one is asked."""
+    old = certified(rules_copy)
+    assert run_carry(rules_copy)[0]
+    edit(package / "engine" / "effects.py" if edited == "engine" else rules_copy / "09_invariants.bao")
+    queries.parts[3][MOVE + "peek"] = "peek-3, edited"
+    done, lines = run_carry(rules_copy)
+    assert done and "1 query that changed proved again" in lines[-1]
+    assert "  ... 3 players: asking Z3 again 1 query of 3, changed: move peek" in lines
+    assert queries.asked == [[MOVE + "peek"]]
+    carried = saved(rules_copy)
+    assert carried["counts"]["3"][SEAL]["parts"][MOVE + "peek"] == "peek-3, edited"
+    assert carried["counts"]["3"][SEAL]["reproved"] == [MOVE + "peek"] and carried["carried_from"] == [old]
+
+
+def test_a_record_is_not_carried_when_a_changed_query_is_not_proved(rules_copy: Path, package: Path,
+                                                                   queries: Queries) -> None:
     certified(rules_copy)
     assert run_carry(rules_copy)[0]
     before = (rules_copy / FILE).read_bytes()
     edit(package / "engine" / "effects.py")
-    if changed == "terms":
-        terms_built[3] = "other terms"
-    elif changed == "askers":
-        edit(package / "proofs" / "induction.py")
-    else:
-        edit(rules_copy / "09_invariants.bao")
+    queries.parts[2][DEAL] = "another deal"
+    queries.failing = ["peek_limit after the deal (a state breaks it)",
+                       "well_formed after the deal (a state breaks it)"]
     done, lines = run_carry(rules_copy)
+    assert not done and lines[-1] == ("carry     not carried: with 2 players, peek_limit after the deal (a state "
+                                      "breaks it) and 1 more; `baobei verify --certify` makes the record again")
+    assert (rules_copy / FILE).read_bytes() == before and kept(rules_copy).stale == [2, 3]
+
+
+def test_a_record_is_not_carried_when_the_code_that_asks_z3_changed(rules_copy: Path, package: Path,
+                                                                    queries: Queries) -> None:
+    certified(rules_copy)
+    assert run_carry(rules_copy)[0]
+    before = (rules_copy / FILE).read_bytes()
+    edit(package / "proofs" / "induction.py")
+    done, lines = run_carry(rules_copy)
+    why = "the code that asks Z3 changed (proofs/induction.py, proofs/terms.py, proofs/carry.py)"
     assert not done and lines[-1] == f"carry     not carried: {why}; `baobei verify --certify` makes the record again"
     assert (rules_copy / FILE).read_bytes() == before and kept(rules_copy).stale == [2, 3]
 
 
-def test_a_seal_made_by_other_askers_is_made_again(rules_copy: Path, package: Path,
-                                                  terms_built: dict[int, str]) -> None:
+def test_a_seal_made_by_other_askers_is_made_again(rules_copy: Path, package: Path, queries: Queries) -> None:
     """carry.py is no code induction runs (the key leaves it out), but it says what a seal digests: after an edit
     of it, the current record's seals are made again, not compared."""
     old = certified(rules_copy)
     assert run_carry(rules_copy)[0]
     edit(package / "proofs" / "carry.py")
-    terms_built[2] = "terms-2, digested otherwise"
+    queries.parts[2][DEAL] = "deal-2, digested otherwise"
     done, lines = run_carry(rules_copy)
     assert done and key(rules_copy) == old and "sealed 2 player counts now, 2 of 2 sealed" in lines[-1]
-    resealed = json.loads((rules_copy / FILE).read_text(encoding="utf-8"))
-    assert resealed["counts"]["2"][SEAL]["questions"] == "terms-2, digested otherwise"
+    assert saved(rules_copy)["counts"]["2"][SEAL]["parts"][DEAL] == "deal-2, digested otherwise"
     done, lines = run_carry(rules_copy)
     assert done and "sealed 0 player counts now, 2 of 2 sealed" in lines[-1]
 
 
-def test_a_record_sealed_in_part_is_not_carried(rules_copy: Path, package: Path, terms_built: dict[int, str]) -> None:
+def test_a_record_sealed_in_part_is_not_carried(rules_copy: Path, package: Path, queries: Queries) -> None:
     certified(rules_copy)
     assert carry_record(load_ruleset(rules_copy), rules_copy, [2], lambda line: None)  # --players 2: one seal
     edit(package / "engine" / "effects.py")
@@ -185,7 +304,7 @@ def test_a_record_changed_during_the_run_is_neither_sealed_nor_carried(rules_cop
     old = certified(rules_copy)
     before = (rules_copy / FILE).read_bytes()
     with pytest.raises(BaoError, match="changed during the run: nothing sealed"):
-        add_seals(rules_copy, {2: {"questions": "x"}}, "another key")
+        add_seals(rules_copy, {2: {"parts": {}}}, "another key")
     with pytest.raises(BaoError, match="changed during the run: not carried"):
-        carry_to(rules_copy, "another key", old)
+        carry_to(rules_copy, "another key", old, {})
     assert (rules_copy / FILE).read_bytes() == before

@@ -814,9 +814,9 @@ def build_parser() -> argparse.ArgumentParser:
                            help="induction, and record what it proved in the rules directory (induction.json), "
                                 "which later runs use while the rules and their code are unchanged")
             p.add_argument("--carry", action="store_true",
-                           help="seal the current record with a digest of every term induction asked Z3 about "
+                           help="seal the current record with a digest of every query to Z3 it rests on "
                                 "(--players N: that count only); or carry a stale one, every count, over an edit "
-                                "of the code that leaves those terms the same")
+                                "of the code or the rules, asking Z3 again the queries that changed")
             p.add_argument("--tables", type=named, metavar="PATH", default=None,
                            help="scenarios whose tables the engine's search starts from too (default: the "
                                 "project's scenarios/)")

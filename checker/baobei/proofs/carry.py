@@ -1,28 +1,45 @@
-"""Carrying induction's record over an edit of the code that leaves every question to Z3 as it was.
+"""Carrying induction's record over an edit of the code or of the rules: what changed is proved again.
 
-The record's key (certificate.py) changes with any byte of the code induction runs: a renamed variable in
-the engine makes the record stale, and certifying again takes hours per player count. What induction proved
-does not depend on the code, though, but on the terms it built: the relation (the deal, every move from any
-state, its side constraints) and the claims stated over it. Equal terms are one question to Z3, so one answer.
+The record's key (certificate.py) changes with any byte of the rules or of the code induction runs: a
+renamed variable in the engine makes the record stale, and certifying again takes hours per player count.
+What induction proved does not depend on the code, though, but on the questions it asked Z3. Its result
+is a set P of claims, kept after every deal and by every move from any state satisfying them; each
+transition invariant proved is kept by every move from such a state. Each of those is one query:
 
-So each count's record carries a seal: the digest of every term induction builds for it (`questions`), of
-the rules and grammar, and of the code that turns those terms into questions and answers (`ASKERS`:
-Houdini's loop, how a check's answer is read, and this module). `verify --carry` builds the terms again with
-the current code and compares: when, for every count the record holds, the rules, the askers and the terms
-are the same, the record is carried to the current key (and says from which); otherwise it stays stale and
-the run names what differs. A term's digest is exact: SHA-256 over its whole structure (every operator,
-sort, constant name and numeral, bound variables by index), shared subterms digested once.
+- the deal: the side constraints imply every claim of P after the deal;
+- one query per move: the side constraints, the facts about every state before and after the move
+  (every_state_facts), the move allowed, no rule failed before it and every claim of P before it imply
+  every claim of P after it and every transition invariant proved.
 
-Facts about every state (`every_state_facts`) are proved again by the current code, not carried: the set
-induction assumes must come out the same. A dropped claim's reason (its counterexample's move, as the
-engine names it) is carried as it was written.
+(Houdini's two passes ask each move under fewer hypotheses than these: a query with more hypotheses is
+unsatisfiable when one with fewer is.)
+
+So each count's record carries a seal: a digest per query (`Built.parts`), of the rules and grammar, and
+of the code that turns terms into questions and reads Z3's answers (`ASKERS`: Houdini's loop, how a check's
+answer is read, this module). `verify --carry` builds every term again with the current code. A query whose
+digest is the seal's is the question already answered. A query that differs, from an edited move or an
+edited rule, is asked again (`reprove`). When Z3 finds every one unsatisfiable, for every count the record
+holds, the record moves to the current key, and says from which. Otherwise it stays stale, and the run
+names the claim and move that failed.
+
+A query's digest (`QueryDigest`) is SHA-256 over its whole structure: every operator, sort and numeral,
+bound variables by index. Constants are named by the order they are first met in: a renaming that is one
+to one keeps Z3's answer, and an edit that only makes one more fresh constant before a move would
+otherwise rename every constant after it. Its side constraints are those linked to its terms by a constant
+the relation made (a fresh value, a choice), and every one that reads the state alone (`SideIndex`). The
+others constrain constants the query never mentions: the relation makes each of them to define such a
+constant for any state (which the full run assumes too, as every query asserts every side constraint).
+
+Facts about every state are proved again by the current code, not carried; their terms are part of every
+move's query. A dropped claim's reason (its counterexample's move, as the engine names it) is carried as
+it was written.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +66,12 @@ from .certificate import (
 from .induction import (
     ACTOR,
     BY_ABILITY,
+    CHECK_MS,
+    FALSE,
     OWN_CLAIMS,
+    RETRY_MS,
     Relation,
+    Step,
     TwoStates,
     _claims,
     _unless_failed,
@@ -58,11 +79,13 @@ from .induction import (
     classify,
     every_state_facts,
 )
-from .translate import BoolV, PlayerV, Translator
+from .translate import BoolV, PlayerV, Translator, Z
 
 # The code that makes questions of the terms and reads Z3's answers: compared as source, byte for byte.
 ASKERS = ("proofs/induction.py", "proofs/terms.py", "proofs/carry.py")
 INVARIANT = "invariant "
+DEAL = "the deal"
+MOVE = "move "
 
 
 class TermDigest:
@@ -93,13 +116,16 @@ class TermDigest:
     def hexdigest(self) -> str:
         return self.out.hexdigest()
 
+    def known(self, ident: int) -> bytes | None:
+        return self.memo.get(ident)
+
     def node(self, root: Any) -> bytes:
         """The digest of one term, its subterms first (iteratively: a term may be thousands deep)."""
         todo: list[tuple[Any, bool]] = [(root, False)]
         while todo:
             ast, ready = todo.pop()
             ident = z3core.Z3_get_ast_id(self.ref, ast)
-            if ident in self.memo:
+            if self.known(ident) is not None:
                 continue
             children = self.children(ast)
             if ready or not children:
@@ -107,8 +133,10 @@ class TermDigest:
                 continue
             todo.append((ast, True))
             todo += [(child, False) for child in children
-                     if z3core.Z3_get_ast_id(self.ref, child) not in self.memo]
-        return self.memo[z3core.Z3_get_ast_id(self.ref, root)]
+                     if self.known(z3core.Z3_get_ast_id(self.ref, child)) is None]
+        found = self.known(z3core.Z3_get_ast_id(self.ref, root))
+        assert found is not None
+        return found
 
     def children(self, ast: Any) -> list[Any]:
         kind = z3core.Z3_get_ast_kind(self.ref, ast)
@@ -132,11 +160,124 @@ class TermDigest:
             head = (f"quantifier {z3core.Z3_is_quantifier_forall(self.ref, ast)} {z3core.Z3_is_lambda(self.ref, ast)}"
                     f" {sorts} {z3core.Z3_get_quantifier_num_patterns(self.ref, ast)}")
         else:  # a constant, a numeral, a bound variable: its text is the whole of it
-            head = f"leaf {kind} {z3core.Z3_ast_to_string(self.ref, ast)}"
+            head = self.leaf(ast, kind)
         out = hashlib.sha256(f"{head} : {sort}".encode())
         for child in children:
-            out.update(self.memo[z3core.Z3_get_ast_id(self.ref, child)])
+            child_digest = self.known(z3core.Z3_get_ast_id(self.ref, child))
+            assert child_digest is not None
+            out.update(child_digest)
         return out.digest()
+
+    def leaf(self, ast: Any, kind: int) -> str:
+        return f"leaf {kind} {z3core.Z3_ast_to_string(self.ref, ast)}"
+
+
+def is_constant(ref: Any, ast: Any) -> bool:
+    """An uninterpreted constant: a value the query leaves to Z3 (not a numeral, not true or false)."""
+    if z3core.Z3_get_ast_kind(ref, ast) != z3.Z3_APP_AST or z3core.Z3_get_app_num_args(ref, ast):
+        return False
+    return bool(z3core.Z3_get_decl_kind(ref, z3core.Z3_get_app_decl(ref, ast)) == z3.Z3_OP_UNINTERPRETED)
+
+
+class QueryDigest(TermDigest):
+    """The digest of one query to Z3 up to the names of its constants: each is numbered in the order it is
+    first met (a one-to-one renaming keeps every answer). `below`: the digest of the part that each query of
+    a count begins with; its terms are digested once, and each query goes on from where it stopped."""
+
+    def __init__(self, below: QueryDigest | None = None) -> None:
+        super().__init__()
+        self.shared: dict[int, bytes] = {}  # the digests `below` made (read only)
+        self.number: dict[int, int] = {}  # constant's AST id -> its number in this query
+        if below is not None:
+            self.out = below.out.copy()
+            self.shared = below.memo
+            self.number = dict(below.number)
+            self.alive = below.alive
+
+    def known(self, ident: int) -> bytes | None:
+        found = self.memo.get(ident)
+        return found if found is not None else self.shared.get(ident)
+
+    def leaf(self, ast: Any, kind: int) -> str:
+        if not is_constant(self.ref, ast):
+            return super().leaf(ast, kind)
+        ident = z3core.Z3_get_ast_id(self.ref, ast)
+        return f"constant {self.number.setdefault(ident, len(self.number))}"
+
+
+def constants_in(ref: Any, term: Any) -> set[int]:
+    """The AST ids of the uninterpreted constants in a term."""
+    found: set[int] = set()
+    seen: set[int] = set()
+    todo = [term.as_ast()]
+    while todo:
+        ast = todo.pop()
+        ident = z3core.Z3_get_ast_id(ref, ast)
+        if ident in seen:
+            continue
+        seen.add(ident)
+        if is_constant(ref, ast):
+            found.add(ident)
+            continue
+        kind = z3core.Z3_get_ast_kind(ref, ast)
+        if kind == z3.Z3_APP_AST:
+            todo += [z3core.Z3_get_app_arg(ref, ast, i) for i in range(z3core.Z3_get_app_num_args(ref, ast))]
+        elif kind == z3.Z3_QUANTIFIER_AST:
+            todo.append(z3core.Z3_get_quantifier_body(ref, ast))
+    return found
+
+
+class SideIndex:
+    """Which of the relation's side constraints a query needs: those linked to its terms through constants
+    the relation made (`state`: the constants of the state before a move, which link nothing), and every one
+    that reads no such constant (a bound on the state itself)."""
+
+    def __init__(self, side: list[Z], state: set[int]) -> None:
+        ref = T._REF
+        self.side = list(side)
+        self.reads: list[set[int]] = [constants_in(ref, term) - state for term in self.side]
+        self.always = [i for i, read in enumerate(self.reads) if not read]
+        self.by_constant: dict[int, list[int]] = {}
+        for i, read in enumerate(self.reads):
+            for ident in read:
+                self.by_constant.setdefault(ident, []).append(i)
+
+    def needed(self, met: Iterable[int]) -> list[Z]:
+        """The side constraints of a query whose terms hold the constants `met`, in the relation's order."""
+        chosen = set(self.always)
+        todo = [ident for ident in met if ident in self.by_constant]
+        seen = set(todo)
+        while todo:
+            for i in self.by_constant.get(todo.pop(), ()):
+                if i in chosen:
+                    continue
+                chosen.add(i)
+                fresh = self.reads[i] - seen
+                seen |= fresh
+                todo += fresh
+        return [self.side[i] for i in sorted(chosen)]
+
+
+@dataclass
+class Move:
+    """One move's query: the step, and what it must keep (each claim of P after it, each transition)."""
+
+    step: Step
+    claims: dict[str, Z]
+    transitions: dict[str, Z]
+
+
+@dataclass
+class Built:
+    """Every query of a count's record, built by the current code, with its digest per part."""
+
+    rel: Relation | None = None
+    before: dict[str, Z] = field(default_factory=dict)  # each claim of P before a move
+    facts: list[Z] = field(default_factory=list)  # the facts about every state, before a move
+    deal: dict[str, Z] = field(default_factory=dict)  # each claim of P after the deal
+    moves: list[Move] = field(default_factory=list)
+    facts_proved: list[str] = field(default_factory=list)  # the facts' names
+    parts: dict[str, str] = field(default_factory=dict)  # DEAL or MOVE + name -> the query's digest
 
 
 def tried_labels(labels: Iterable[str]) -> set[str]:
@@ -144,47 +285,120 @@ def tried_labels(labels: Iterable[str]) -> set[str]:
     return {label for label in labels if label.startswith(INVARIANT)}
 
 
-def questions(rules: Ruleset, players: int, names: list[str], labels: set[str],
-              deadline: Callable[[], None] = lambda: None) -> str:
-    """The digest of every term `induction.reachable` builds for these claims, built in the order `prove`
-    builds them (a fresh constant's name counts the ones made before it): what it tries and the facts it
-    assumes; the claims before a move; the deal and what it must keep; every move (when it is allowed and
-    the state after it), with the side constraints; the facts before and after each move; the claims after
-    each move, as Houdini's first round asks them; each transition invariant after each move."""
-    digest = TermDigest()
-    claims, transitions, left_out = classify(rules, players, labels)
+def proved_claims(rules: Ruleset, players: int, entry: dict[str, Any]
+                  ) -> tuple[list[str], list[InvariantDecl], list[InvariantDecl]]:
+    """What a count's entry says induction proved: the encoding's own claims kept, the state claims and the
+    transition invariants. A proved label that the current rules do not let induction try is refused."""
+    claims, transitions, _ = classify(rules, players, tried_labels(_labels(entry)))
+    inductive = set(entry["inductive"])
+    state = [decl for decl in claims if INVARIANT + decl.ident in inductive]
+    moved = [decl for decl in transitions if INVARIANT + decl.ident in inductive]
+    lost = sorted(inductive - {INVARIANT + decl.ident for decl in [*state, *moved]})
+    if lost:
+        raise BaoError(f"with {players} players, the record's {lost[0]} is no claim induction tries with these rules")
+    return [name for name in OWN_CLAIMS if name not in entry["dropped"]], state, moved
+
+
+def build(rules: Ruleset, players: int, names: list[str], entry: dict[str, Any],
+          deadline: Callable[[], None] = lambda: None) -> Built:
+    """Every query that proves a count's entry, built in the order `induction.prove` builds its terms, and
+    each part's digest. An entry that proves nothing (its bounds were not proved) has no query."""
+    if entry["bounds"]:
+        return Built()
+    own, state, moved = proved_claims(rules, players, entry)
     facts = every_state_facts(rules, players)
-    digest.text("tried", ([d.ident for d in claims], [d.ident for d in transitions], sorted(left_out.items())))
-    digest.text("facts", [d.ident for d in facts])
     rel = Relation(rules, players, names)
-    alive: dict[str, Any] = {name: None for name in OWN_CLAIMS}
-    alive.update({decl.ident: decl for decl in claims})
-    digest.named("before a move", _claims(rules, rel.pre, alive))
+    state_constants = set().union(*(constants_in(T._REF, term) for term in rel.pre.t.values()))
+    alive: dict[str, Any] = {name: None for name in own}
+    alive.update({decl.ident: decl for decl in state})
+    out = Built(rel, _claims(rules, rel.pre, alive), facts_proved=[decl.ident for decl in facts])
     init = rel.initial()
-    digest.named("after the deal", {name: _unless_failed(name, init, goal)
-                                    for name, goal in _claims(rules, init, alive).items()})
-    digest.text("side constraints of the deal", len(rel.side))
+    out.deal = {name: _unless_failed(name, init, goal) for name, goal in _claims(rules, init, alive).items()}
     steps = rel.build(deadline)
-    digest.terms("side constraints", rel.side)
-    digest.terms("no rule failed before", [rel.pre[("err",)]])
+    out.facts = [claim(Translator(rules, rel.pre), d) for d in facts]
     for step in steps:
-        digest.text("move", step.cm.name)
-        digest.terms("allowed", [step.player, step.allowed])
-    digest.terms("facts before a move", [claim(Translator(rules, rel.pre), d) for d in facts])
-    for step in steps:
-        digest.terms("facts after", [claim(Translator(rules, step.post), d) for d in facts])
+        step.facts = [claim(Translator(rules, step.post), d) for d in facts]
     for step in steps:
         deadline()
-        digest.named("claims after", {name: _unless_failed(name, step.post, g)
-                                      for name, g in _claims(rules, step.post, alive).items()})
-    for decl in transitions:
-        digest.terms("transition " + decl.ident, [_transition_goal(rules, rel, step, decl) for step in steps])
-    return digest.hexdigest()
+        after = {name: _unless_failed(name, step.post, goal) for name, goal in _claims(rules, step.post, alive).items()}
+        out.moves.append(Move(step, after, {decl.ident: _transition_goal(rules, rel, step, decl) for decl in moved}))
+    out.parts = _digests(out, SideIndex(rel.side, state_constants))
+    return out
 
 
-def _transition_goal(rules: Ruleset, rel: Relation, step: Any, decl: InvariantDecl) -> Any:
+def _transition_goal(rules: Ruleset, rel: Relation, step: Step, decl: InvariantDecl) -> Z:
     names = {ACTOR: PlayerV(step.player), BY_ABILITY: BoolV(T.boolean(step.cm.decl.is_ability))}
     return _unless_failed(decl.ident, step.post, claim(TwoStates(rules, step.post, rel.pre), decl, names))
+
+
+def _digests(built: Built, side: SideIndex) -> dict[str, str]:
+    assert built.rel is not None
+    below = QueryDigest()
+    below.text("facts", built.facts_proved)
+    below.named("claims before a move", built.before)
+    below.terms("facts before a move", built.facts)
+    below.terms("no rule failed before", [T.not_(built.rel.pre[("err",)])])
+    parts: dict[str, str] = {}
+    for move in built.moves:
+        query = QueryDigest(below)
+        query.text("move", move.step.cm.name)
+        query.terms("allowed", [move.step.player, move.step.allowed])
+        query.terms("facts after", move.step.facts)
+        query.named("claims after", move.claims)
+        query.named("transitions", move.transitions)
+        query.terms("side constraints", side.needed(list(query.number)))
+        parts[MOVE + move.step.cm.name] = query.hexdigest()
+    deal = QueryDigest()
+    deal.named("claims after the deal", built.deal)
+    deal.terms("side constraints", side.needed(list(deal.number)))
+    parts[DEAL] = deal.hexdigest()
+    return parts
+
+
+def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = lambda: None) -> list[str]:
+    """Ask Z3 the queries of these parts again: what each failed to prove ("" none), in the words of a line."""
+    wanted = set(parts)
+    rel = built.rel
+    assert rel is not None
+    failed: list[str] = []
+    if DEAL in wanted:
+        failed += _unproved(list(rel.side), built.deal, "after the deal", deadline)
+    for move in built.moves:
+        if MOVE + move.step.cm.name not in wanted:
+            continue
+        hypotheses = [*rel.side, *built.facts, *move.step.facts, move.step.allowed, T.not_(rel.pre[("err",)]),
+                      *built.before.values()]
+        where = f"after {move.step.cm.name}"
+        failed += _unproved(hypotheses, move.claims, where, deadline)
+        failed += _unproved(hypotheses, move.transitions, where, deadline)
+    return failed
+
+
+def _unproved(hypotheses: list[Z], goals: dict[str, Z], where: str, deadline: Callable[[], None]) -> list[str]:
+    """The goals these hypotheses do not imply (or not within Z3's time): all at once first, as Houdini
+    asks, then each alone with a solver of its own, given up once and asked again with more time."""
+    if not goals:
+        return []
+    deadline()
+    solver = z3.Solver()
+    solver.set("timeout", CHECK_MS)
+    solver.add(*hypotheses)
+    if T.check(solver, T.or_(FALSE, *[T.not_(goal) for goal in goals.values()])) == z3.unsat:
+        return []
+    failed = []
+    for name, goal in goals.items():
+        for ms in (CHECK_MS, RETRY_MS):
+            deadline()
+            alone = z3.Solver()
+            alone.set("timeout", ms)
+            alone.add(*hypotheses)
+            answer = T.check(alone, T.not_(goal))
+            if answer != z3.unknown:
+                break
+        if answer != z3.unsat:
+            said = "a state breaks it" if answer == z3.sat else f"Z3 gave no answer in {RETRY_MS // 1000} s"
+            failed.append(f"{name} {where} ({said})")
+    return failed
 
 
 def askers_digest() -> str:
@@ -210,18 +424,20 @@ class Now:
     def sealed(self, entry: dict[str, Any]) -> bool:
         """Whether a count's entry has a seal this code can compare (made with these askers, for these rules)."""
         seal = entry.get(SEAL)
-        return seal is not None and seal["rules"] == self.rules and seal["askers"] == self.askers
+        return seal is not None and "parts" in seal and seal["rules"] == self.rules and seal["askers"] == self.askers
 
-    def seal(self, rules: Ruleset, players: int, labels: Iterable[str]) -> dict[str, str]:
-        """A count's seal: the digests of the rules, of the askers and of every term induction builds."""
-        return {"rules": self.rules, "askers": self.askers,
-                "questions": questions(rules, players, list(NAMES[:players]), tried_labels(labels))}
+    def seal(self, rules: Ruleset, players: int, entry: dict[str, Any]) -> dict[str, Any]:
+        """A count's seal: the digests of the rules, of the askers and of every query its entry rests on."""
+        return self.seal_of(build(rules, players, list(NAMES[:players]), entry).parts)
+
+    def seal_of(self, parts: dict[str, str]) -> dict[str, Any]:
+        return {"rules": self.rules, "askers": self.askers, "parts": dict(sorted(parts.items()))}
 
 
 def carry_record(rules: Ruleset, rules_dir: Path, selected: list[int] | None, tell: Callable[[str], None]) -> bool:
     """`verify --carry`: seal a current record's counts (those in `selected`, every one when None) that have
-    no seal yet (or one made by other askers), or carry a stale one to the current key when every count's
-    seal is what the current code builds. True when the record is current at the end."""
+    no seal yet (or one made by other askers), or carry a stale one to the current key, every count's
+    changed queries proved again. True when the record is current at the end."""
     now = Now.of(rules_dir)
     found = recorded(rules_dir)
     if found is None:
@@ -231,37 +447,57 @@ def carry_record(rules: Ruleset, rules_dir: Path, selected: list[int] | None, te
     if old == now.key:
         todo = [n for n in sorted(entries) if not now.sealed(entries[n]) and (selected is None or n in selected)]
         for n in todo:
-            tell(f"  ... sealing {n} players: building every term induction asked Z3")
-            add_seals(rules_dir, {n: now.seal(rules, n, _labels(entries[n]))}, now.key)
+            tell(f"  ... sealing {n} players: building every query induction's record rests on")
+            add_seals(rules_dir, {n: now.seal(rules, n, entries[n])}, now.key)
         sealed = sum(now.sealed(entry) for entry in entries.values()) + len(todo)
         tell(f"carry     the record is current; sealed {plural(len(todo), 'player count')} now, "
              f"{sealed} of {len(entries)} sealed")
         return True
-    why = _why_not(rules, entries, now, tell)
+    why = _why_not(entries, now)
+    updates: dict[int, dict[str, Any]] = {}
+    for n, entry in sorted(entries.items()):
+        if why:
+            break
+        why, updates[n] = _carried(rules, n, entry, now, tell)
     if why:
         tell(f"carry     not carried: {why}; `baobei verify --certify` makes the record again")
         return False
-    carry_to(rules_dir, old, now.key)
-    tell(f"carry     carried the record for {counts_text(sorted(entries))} to the current code: every term "
-         "induction builds is the one it proved its claims with")
+    carry_to(rules_dir, old, now.key, updates)
+    asked = sum(len(update[SEAL]["reproved"]) for update in updates.values())
+    tell(f"carry     carried the record for {counts_text(sorted(entries))} to the current code and rules: "
+         f"{queries(asked)} that changed proved again, every other one the same as it was proved")
     return True
+
+
+def _carried(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Callable[[str], None]
+             ) -> tuple[str, dict[str, Any]]:
+    """Why a count's entry cannot be carried ("" when it can), and its entry's new seal and facts."""
+    tell(f"  ... {n} players: building every query induction's record rests on")
+    built = build(rules, n, list(NAMES[:n]), entry)
+    old = entry[SEAL]["parts"]
+    changed = [part for part, digest in built.parts.items() if old.get(part) != digest]
+    if changed:
+        tell(f"  ... {n} players: asking Z3 again {queries(len(changed))} of {len(built.parts)}, changed: "
+             + ", ".join(changed))
+        failed = reprove(built, changed)
+        if failed:
+            return f"with {n} players, {failed[0]}" + (f" and {len(failed) - 1} more" if len(failed) > 1 else ""), {}
+    return "", {SEAL: {**now.seal_of(built.parts), "reproved": changed}, "facts": sorted(built.facts_proved)}
+
+
+def queries(n: int) -> str:
+    return f"{n} {'query' if n == 1 else 'queries'}"
 
 
 def _labels(entry: dict[str, Any]) -> list[str]:
     return [*entry["inductive"], *entry["dropped"]]
 
 
-def _why_not(rules: Ruleset, entries: dict[int, dict[str, Any]], now: Now, tell: Callable[[str], None]) -> str:
-    """Why a stale record cannot be carried ("" when it can), the cheap comparisons first."""
-    unsealed = [n for n, entry in sorted(entries.items()) if SEAL not in entry]
+def _why_not(entries: dict[int, dict[str, Any]], now: Now) -> str:
+    """Why a stale record cannot be carried before any term is built ("" when it may be)."""
+    unsealed = [n for n, entry in sorted(entries.items()) if "parts" not in entry.get(SEAL, {})]
     if unsealed:
         return f"no seal for {counts_text(unsealed)} (made before the code changed, by `verify --carry`)"
-    if any(entry[SEAL]["rules"] != now.rules for entry in entries.values()):
-        return "the rules or the grammar changed"
     if any(entry[SEAL]["askers"] != now.askers for entry in entries.values()):
         return "the code that asks Z3 changed (" + ", ".join(ASKERS) + ")"
-    for n, entry in sorted(entries.items()):
-        tell(f"  ... comparing {n} players: building every term induction asks Z3")
-        if now.seal(rules, n, _labels(entry))["questions"] != entry[SEAL]["questions"]:
-            return f"with {n} players, induction would ask Z3 other questions"
     return ""

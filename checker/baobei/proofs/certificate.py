@@ -185,7 +185,7 @@ def _report(entry: dict[str, Any]) -> InductionReport:
 
 
 def record(rules_dir: Path, reports: dict[int, InductionReport], current: str,
-           seals: dict[int, dict[str, str]] | None = None) -> Path:
+           seals: dict[int, dict[str, Any]] | None = None) -> Path:
     """Keep these counts' results under `current`, the key taken when the run began (an edit during the run
     must not pass for what was proved), with those of other counts kept under it before. Two certifications
     run side by side (one count per core) and may end together: the read, merge and write happen under a
@@ -209,7 +209,7 @@ def _locked(directory: Path) -> Iterator[None]:
 
 
 def _merge_and_write(rules_dir: Path, reports: dict[int, InductionReport], current: str,
-                     seals: dict[int, dict[str, str]]) -> Path:
+                     seals: dict[int, dict[str, Any]]) -> Path:
     data = _read(rules_dir)
     same = data is not None and data.get("key") == current
     counts: dict[str, Any] = data.get("counts", {}) if data is not None and same else {}
@@ -247,7 +247,7 @@ def recorded(rules_dir: Path) -> tuple[str, dict[int, dict[str, Any]], list[str]
             list(data.get(CARRIED, [])))
 
 
-def add_seals(rules_dir: Path, seals: dict[int, dict[str, str]], current: str) -> Path:
+def add_seals(rules_dir: Path, seals: dict[int, dict[str, Any]], current: str) -> Path:
     """Seal these counts' entries of a record made under `current` (carry.py); refused if it changed."""
     with _unchanged(rules_dir, current, "nothing sealed") as data:
         counts = data.get("counts", {})
@@ -256,10 +256,14 @@ def add_seals(rules_dir: Path, seals: dict[int, dict[str, str]], current: str) -
         return _write(rules_dir, current, counts, data.get(CARRIED, []))
 
 
-def carry_to(rules_dir: Path, old: str, new: str) -> Path:
-    """The record made under `old`, now under `new`: carry.py found every question the same."""
+def carry_to(rules_dir: Path, old: str, new: str, updates: dict[int, dict[str, Any]]) -> Path:
+    """The record made under `old`, now under `new`, each count's entry with its `updates` (a new seal, the facts
+    assumed): carry.py found every question of the record the same, or proved again those that changed."""
     with _unchanged(rules_dir, old, "not carried") as data:
-        return _write(rules_dir, new, data.get("counts", {}), [*data.get(CARRIED, []), old])
+        counts = data.get("counts", {})
+        for n, fields in updates.items():
+            counts[str(n)].update(fields)
+        return _write(rules_dir, new, counts, [*data.get(CARRIED, []), old])
 
 
 @contextlib.contextmanager

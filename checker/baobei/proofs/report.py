@@ -298,13 +298,14 @@ def docs_markdown(rules: Ruleset, source: str, results: list[Result], methods: d
            "Induction over every move of the rules takes minutes per player count: `baobei verify --certify` "
            "runs it and records what it proved in the rules directory (`induction.json`), under a digest of the "
            "rules and of the code that gives them their meaning. A default run uses a player count's record only "
-           "while that digest is the current one. Each count's record is sealed with a digest of every term "
-           "induction built for it: after an edit of that code which leaves every such term as it was, `baobei "
-           "verify --carry` carries the record over to the new code.", ""]
+           "while that digest is the current one. Each count's record is sealed with a digest of every query to Z3 "
+           "it rests on (the deal, each move): after an edit of that code or of the rules, `baobei verify --carry` "
+           "builds the queries again, asks Z3 those that changed, and carries the record over when every one is "
+           "still proved.", ""]
     if stale:
         out += [f"The record is for other rules or another prover (player counts {', '.join(map(str, stale))}): "
-                "it is not used here; `baobei verify --carry` carries it over an edit of the code that leaves "
-                "every term induction builds, else `baobei verify --certify` makes it again.", ""]
+                "it is not used here; `baobei verify --carry` carries it over the edit when every query that changed "
+                "is still proved, else `baobei verify --certify` makes it again.", ""]
     if missing:
         out += [f"The record has no entry for player counts {', '.join(map(str, missing))}: their induction has not "
                 "run on this code yet, so they are judged here without it; `baobei verify --players N --certify` "

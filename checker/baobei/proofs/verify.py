@@ -612,8 +612,9 @@ def run_verify(args: argparse.Namespace) -> int:
     verified = judge_all(args, rules, counts, only, voice)
     if at_start is not None:
         proved = {n: t.induction for n, t in verified.relations.items() if t.induction is not None}
-        voice.line(f"  ... sealing {counts_text(sorted(proved))}: building every term induction asked Z3 (carry.py)")
-        seals = {n: at_start.seal(rules, n, [*report.inductive, *report.dropped]) for n, report in proved.items()}
+        voice.line(f"  ... sealing {counts_text(sorted(proved))}: building every query the record rests on (carry.py)")
+        seals = {n: at_start.seal(rules, n, {"inductive": sorted(report.inductive), "dropped": report.dropped,
+                                             "bounds": report.bounds}) for n, report in proved.items()}
         path = record(directory, proved, at_start.key, seals)
         voice.line(f"recorded induction for {plural(len(proved), 'player count')} in {path}")
     failing_rules = rules_failures(verified.searches)
@@ -729,14 +730,14 @@ def show_shared(verified: Verified, failing_rules: list[tuple[int, str, Failure]
             beyond += failed
     if verified.stale:
         voice.line(f"induction the record {FILE} is for other rules or another prover ({counts_text(verified.stale)}): "
-                   "not used; `baobei verify --carry` carries it over an edit of the code that leaves every term "
-                   "induction builds, else `baobei verify --certify` makes it again")
+                   "not used; `baobei verify --carry` carries it over the edit when every query that changed is "
+                   "still proved, else `baobei verify --certify` makes it again")
     if verified.missing:
         voice.line(f"induction the record {FILE} has no entry for {counts_text(verified.missing)}: judged without "
                    "it; `baobei verify --players N --certify` adds one")
     if verified.carried and any(t.induction is not None and t.induction.kept for t in verified.relations.values()):
         voice.line(f"induction the record {FILE} was carried over {plural(verified.carried, 'edit')} of the code by "
-                   "`baobei verify --carry`: every term induction builds is the one it was proved with")
+                   "`baobei verify --carry`: each query to Z3 that changed was proved again")
     if verified.unreadable:
         voice.line(f"induction the record {FILE} cannot be read (not JSON, or a format this code does not know): "
                    "not used; `baobei verify --certify` makes it again")

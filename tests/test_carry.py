@@ -308,3 +308,31 @@ def test_a_record_changed_during_the_run_is_neither_sealed_nor_carried(rules_cop
     with pytest.raises(BaoError, match="changed during the run: not carried"):
         carry_to(rules_copy, "another key", old, {})
     assert (rules_copy / FILE).read_bytes() == before
+
+
+def test_carry_leaves_at_once_instead_of_freeing_its_terms(rules_copy: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Z3 takes minutes to free a count's terms at exit (Z3_del_context, measured at 2 players): after carrying,
+    the command ends with everything written, without that."""
+    import sys
+
+    from baobei import cli
+    from baobei.language import terminal
+
+    left: list[int] = []
+
+    def leave(code: int) -> None:
+        left.append(code)
+        raise SystemExit(code)
+
+    monkeypatch.setattr(terminal, "LEAVE_AT_ONCE", False)
+    monkeypatch.setattr(cli.os, "_exit", leave)
+    monkeypatch.setattr(sys, "argv", ["baobei", "verify", "--rules", str(rules_copy), "--carry"])
+    with pytest.raises(SystemExit):
+        cli.entry()
+    assert left == [2] and "no record" in capsys.readouterr().err  # no record here: refused, and left at once
+    monkeypatch.setattr(terminal, "LEAVE_AT_ONCE", False)
+    monkeypatch.setattr(sys, "argv", ["baobei", "check", str(rules_copy)])
+    with pytest.raises(SystemExit):
+        cli.entry()
+    assert left == [2]  # another command ends as usual

@@ -935,9 +935,12 @@ def interrupted() -> int:
 
 def entry() -> None:
     """The `baobei` command. After Ctrl-C it leaves at once: a module whose initialisation the interrupt
-    cut short may crash the interpreter's own shutdown, which would turn exit 130 into an abort."""
+    cut short may crash the interpreter's own shutdown, which would turn exit 130 into an abort. So does a
+    command that built large Z3 terms (terminal.LEAVE_AT_ONCE): freeing them would take minutes."""
+    from .language import terminal
+
     code = main()
-    if code == EXIT_INTERRUPTED:
+    if code == EXIT_INTERRUPTED or terminal.LEAVE_AT_ONCE:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

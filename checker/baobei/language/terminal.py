@@ -116,6 +116,9 @@ class Run:
 
 
 LAST_INTERRUPTED: Run | None = None
+# Set by a command that built large Z3 terms in this process (`verify --carry`, `--certify`): Z3 takes minutes
+# to free them at exit (Z3_del_context), after everything is written, so the command leaves at once.
+LEAVE_AT_ONCE = False
 
 
 @contextmanager

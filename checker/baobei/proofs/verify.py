@@ -48,6 +48,7 @@ from ..engine.engine import Engine
 from ..engine.move import Move
 from ..engine.state import State
 from ..language import syntax as s
+from ..language import terminal
 from ..language.errors import BaoError, check_writable, ignore_interrupts
 from ..language.load import load_ruleset
 from ..language.output import write_output
@@ -607,6 +608,7 @@ def run_verify(args: argparse.Namespace) -> int:
         return run_carry(args, rules, directory, voice)
     at_start = Now.of(directory) if certify else None
     if certify:
+        terminal.LEAVE_AT_ONCE = True  # induction's terms take minutes to free at exit
         args.induction = True
         check_writable(certificate_path(directory))
     verified = judge_all(args, rules, counts, only, voice)
@@ -649,6 +651,7 @@ def run_carry(args: argparse.Namespace, rules: Ruleset, directory: Path, voice: 
     if others:
         raise BaoError("--carry judges no property: leave out " + ", ".join(others))
     check_writable(certificate_path(directory))
+    terminal.LEAVE_AT_ONCE = True  # the terms built below take minutes to free at exit
     done = carry_record(rules, directory, None if args.players is None else [args.players], voice.line)
     return EXIT_OK if done else EXIT_FAIL
 

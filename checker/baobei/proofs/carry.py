@@ -38,7 +38,6 @@ it was written.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +46,7 @@ from typing import Any
 import z3  # type: ignore[import-untyped]
 from z3 import z3core
 
-from ..language.errors import BaoError, ignore_interrupts
+from ..language.errors import BaoError
 from ..language.ruleset import Ruleset
 from ..language.syntax import InvariantDecl
 from ..language.words import plural
@@ -435,12 +434,10 @@ class Now:
         return {"rules": self.rules, "askers": self.askers, "parts": dict(sorted(parts.items()))}
 
 
-def carry_record(rules: Ruleset, rules_dir: Path, selected: list[int] | None, tell: Callable[[str], None],
-                 workers: int = 1) -> bool:
+def carry_record(rules: Ruleset, rules_dir: Path, selected: list[int] | None, tell: Callable[[str], None]) -> bool:
     """`verify --carry`: seal a current record's counts (those in `selected`, every one when None) that have
     no seal yet (or one made by other askers), or carry a stale one to the current key, every count's
-    changed queries proved again (the counts in `workers` processes). True when the record is current at
-    the end."""
+    changed queries proved again. True when the record is current at the end."""
     now = Now.of(rules_dir)
     found = recorded(rules_dir)
     if found is None:
@@ -458,8 +455,10 @@ def carry_record(rules: Ruleset, rules_dir: Path, selected: list[int] | None, te
         return True
     why = _why_not(entries, now)
     updates: dict[int, dict[str, Any]] = {}
-    if not why:
-        why, updates = _carried_all(rules, entries, now, tell, workers)
+    for n, entry in sorted(entries.items()):
+        if why:
+            break
+        why, updates[n] = _carried(rules, n, entry, now, tell)
     if why:
         tell(f"carry     not carried: {why}; `baobei verify --certify` makes the record again")
         return False
@@ -468,42 +467,6 @@ def carry_record(rules: Ruleset, rules_dir: Path, selected: list[int] | None, te
     tell(f"carry     carried the record for {counts_text(sorted(entries))} to the current code and rules: "
          f"{queries(asked)} that changed proved again, every other one the same as it was proved")
     return True
-
-
-_JOB: tuple[Ruleset, dict[int, dict[str, Any]], Now, Callable[[str], None]] | None = None  # a forked worker's
-
-
-def _carried_all(rules: Ruleset, entries: dict[int, dict[str, Any]], now: Now, tell: Callable[[str], None],
-                 workers: int) -> tuple[str, dict[int, dict[str, Any]]]:
-    """`_carried` for every count: why the record cannot be carried ("" when it can, with each count's
-    update). The counts depend on nothing of each other: with `workers` > 1 they run in forked processes,
-    and the first count refused ends the others."""
-    global _JOB
-    counts = sorted(entries)
-    updates: dict[int, dict[str, Any]] = {}
-    if workers < 2 or len(counts) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        for n in counts:
-            why, updates[n] = _carried(rules, n, entries[n], now, tell)
-            if why:
-                return why, {}
-        return "", updates
-    _JOB = (rules, entries, now, tell)
-    try:
-        with multiprocessing.get_context("fork").Pool(min(workers, len(counts)), initializer=ignore_interrupts) as pool:
-            for n, why, update in pool.imap_unordered(_carried_job, counts):
-                if why:
-                    return why, {}  # leaving the pool stops the other counts
-                updates[n] = update
-    finally:
-        _JOB = None
-    return "", updates
-
-
-def _carried_job(n: int) -> tuple[int, str, dict[str, Any]]:
-    assert _JOB is not None
-    rules, entries, now, tell = _JOB
-    why, update = _carried(rules, n, entries[n], now, tell)
-    return n, why, update
 
 
 def _carried(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Callable[[str], None]

@@ -20,11 +20,12 @@ import z3  # type: ignore[import-untyped]
 from baobei.cli import main
 from baobei.language.load import load_ruleset
 from baobei.language.paths import default_rules_dir
-from baobei.proofs import carry, certificate
+from baobei.proofs import carry, certificate, seal
 from baobei.proofs import terms as T
-from baobei.proofs.carry import DEAL, MOVE, Built, Move, QueryDigest, SideIndex, TermDigest, carry_record
+from baobei.proofs.carry import carry_record
 from baobei.proofs.certificate import FILE, SEAL, kept, key, record
 from baobei.proofs.induction import InductionReport
+from baobei.proofs.seal import DEAL, MOVE, Built, Move, QueryDigest, SideIndex, TermDigest
 
 PROPERTY = "invariant peek_limit"
 
@@ -134,8 +135,8 @@ def test_a_proved_claim_the_rules_no_longer_let_induction_try_is_refused() -> No
     rules = load_ruleset(default_rules_dir())
     entry = {"inductive": ["invariant peek_limit", "invariant gone"], "dropped": {}, "bounds": ""}
     with pytest.raises(BaoError, match="the record's invariant gone is no claim induction tries"):
-        carry.proved_claims(rules, 2, entry)
-    own, state, moved = carry.proved_claims(rules, 2, {**entry, "inductive": ["invariant peek_limit"],
+        seal.proved_claims(rules, 2, entry)
+    own, state, moved = seal.proved_claims(rules, 2, {**entry, "inductive": ["invariant peek_limit"],
                                                         "dropped": {"rules_never_fail": "why"}})
     assert own == ["well_formed", "within_bounds"] and [d.ident for d in state] == ["peek_limit"] and not moved
 
@@ -224,13 +225,16 @@ def test_a_sealed_record_is_carried_over_an_edit_that_leaves_every_query(rules_c
     assert carried["counts"] == sealed["counts"]
 
 
-@pytest.mark.parametrize("edited", ["engine", "rules"])
+@pytest.mark.parametrize("edited", ["engine", "rules", "prover"])
 def test_a_changed_query_is_proved_again_and_the_record_carried(rules_copy: Path, package: Path, queries: Queries,
                                                                 edited: str) -> None:
-    """An edit of the rules is carried too: what a proof rests on is its queries, and a changed one is asked."""
+    """An edit of the rules, or of how induction finds its claims (induction.py), is carried too: what a proof
+    rests on is its queries, and a changed one is asked again."""
     old = certified(rules_copy)
     assert run_carry(rules_copy)[0]
-    edit(package / "engine" / "effects.py" if edited == "engine" else rules_copy / "09_invariants.bao")
+    edited_file = {"engine": package / "engine" / "effects.py", "rules": rules_copy / "09_invariants.bao",
+                   "prover": package / "proofs" / "induction.py"}[edited]
+    edit(edited_file)
     queries.parts[3][MOVE + "peek"] = "peek-3, edited"
     done, lines = run_carry(rules_copy)
     assert done and "1 query that changed proved again" in lines[-1]
@@ -256,24 +260,25 @@ def test_a_record_is_not_carried_when_a_changed_query_is_not_proved(rules_copy: 
     assert (rules_copy / FILE).read_bytes() == before and kept(rules_copy).stale == [2, 3]
 
 
-def test_a_record_is_not_carried_when_the_code_that_asks_z3_changed(rules_copy: Path, package: Path,
-                                                                    queries: Queries) -> None:
+def test_a_record_is_not_carried_when_the_code_that_says_what_a_seal_is_changed(rules_copy: Path, package: Path,
+                                                                                 queries: Queries) -> None:
     certified(rules_copy)
     assert run_carry(rules_copy)[0]
     before = (rules_copy / FILE).read_bytes()
-    edit(package / "proofs" / "induction.py")
+    edit(package / "proofs" / "seal.py")
+    edit(package / "engine" / "effects.py")
     done, lines = run_carry(rules_copy)
-    why = "the code that asks Z3 changed (proofs/induction.py, proofs/terms.py, proofs/carry.py)"
+    why = "the code that asks Z3 changed (proofs/seal.py)"
     assert not done and lines[-1] == f"carry     not carried: {why}; `baobei verify --certify` makes the record again"
     assert (rules_copy / FILE).read_bytes() == before and kept(rules_copy).stale == [2, 3]
 
 
 def test_a_seal_made_by_other_askers_is_made_again(rules_copy: Path, package: Path, queries: Queries) -> None:
-    """carry.py is no code induction runs (the key leaves it out), but it says what a seal digests: after an edit
+    """seal.py is no code induction runs (the key leaves it out), but it says what a seal digests: after an edit
     of it, the current record's seals are made again, not compared."""
     old = certified(rules_copy)
     assert run_carry(rules_copy)[0]
-    edit(package / "proofs" / "carry.py")
+    edit(package / "proofs" / "seal.py")
     queries.parts[2][DEAL] = "deal-2, digested otherwise"
     done, lines = run_carry(rules_copy)
     assert done and key(rules_copy) == old and "sealed 2 player counts now, 2 of 2 sealed" in lines[-1]
@@ -337,3 +342,21 @@ def test_carry_leaves_at_once_instead_of_freeing_its_terms(rules_copy: Path, mon
         cli.entry()
     assert left == [2]  # another command ends as usual
 
+
+
+def test_counts_are_carried_in_parallel_processes_and_the_first_refusal_stops_them(rules_copy: Path, package: Path,
+                                                                                   queries: Queries) -> None:
+    certified(rules_copy)
+    assert run_carry(rules_copy)[0]
+    edit(package / "engine" / "effects.py")
+    queries.parts[2][MOVE + "bao"] = "bao-2, edited"
+    before = (rules_copy / FILE).read_bytes()
+    queries.failing = ["caller_not_owed after bao (Z3 gave no answer in 120 s)"]
+    lines: list[str] = []
+    assert not carry_record(load_ruleset(rules_copy), rules_copy, None, lines.append, workers=2)
+    assert "with 2 players, caller_not_owed after bao" in lines[-1] and (rules_copy / FILE).read_bytes() == before
+    queries.failing = []
+    assert carry_record(load_ruleset(rules_copy), rules_copy, None, lines.append, workers=2)
+    carried = saved(rules_copy)
+    assert carried["key"] == key(rules_copy) and carried["counts"]["2"][SEAL]["reproved"] == [MOVE + "bao"]
+    assert carried["counts"]["3"][SEAL]["reproved"] == []

@@ -11,7 +11,7 @@ new commit: equal digests mean the same terms, so the same questions and the sam
 (the Houdini loop, the claims and the facts aside). Different digests say nothing about the size of the
 change: time a player count to know.
 
-Each term is digested exactly (`baobei.proofs.carry.TermDigest`: SHA-256 over its whole structure), per
+Each term is digested exactly (`baobei.proofs.seal.TermDigest`: SHA-256 over its whole structure), per
 move, so that a record `baobei verify --carry` refuses to carry shows which moves changed. Building the
 relation takes about 2-3 minutes at 2 players on the project's machine. Ctrl-C: exit 130.
 """
@@ -30,10 +30,10 @@ from baobei.cli import caused_by_interrupt
 from baobei.language.errors import BaoError
 from baobei.language.load import load_ruleset
 from baobei.play.explore import NAMES  # the names verify gives induction
-from baobei.proofs.carry import TermDigest
 from baobei.proofs.induction import Relation, Step
 from baobei.proofs.interrupts import watch_interrupts
 from baobei.proofs.report import check_players
+from baobei.proofs.seal import TermDigest
 
 TERMS = TermDigest()  # one for the run: a subterm shared by two moves is digested once
 

@@ -652,7 +652,8 @@ def run_carry(args: argparse.Namespace, rules: Ruleset, directory: Path, voice: 
         raise BaoError("--carry judges no property: leave out " + ", ".join(others))
     check_writable(certificate_path(directory))
     terminal.LEAVE_AT_ONCE = True  # the terms built below take minutes to free at exit
-    done = carry_record(rules, directory, None if args.players is None else [args.players], voice.line)
+    counts = [args.players] if args.players is not None else None
+    done = carry_record(rules, directory, counts, voice.line, default_workers(counts or list(range(2, 7))))
     return EXIT_OK if done else EXIT_FAIL
 
 

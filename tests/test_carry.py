@@ -129,6 +129,14 @@ def test_a_changed_query_is_asked_again_and_what_it_does_not_prove_is_named() ->
     assert carry.reprove(built, [DEAL]) == ["kept after the deal (a state breaks it)"]
 
 
+def test_a_changed_query_may_need_the_facts_about_every_state_and_is_asked_with_them_last() -> None:
+    x, after = z3.Ints("x after")
+    built = fake_built({"kept": z3.Implies(after == x + 1, after > 0)}, z3.BoolVal(True))
+    assert carry.reprove(built, [MOVE + "m"]) == ["kept after m (a state breaks it)"]
+    built.facts = [x >= 0]  # what holds in every state, before the move
+    assert carry.reprove(built, [MOVE + "m"]) == []
+
+
 def test_a_proved_claim_the_rules_no_longer_let_induction_try_is_refused() -> None:
     from baobei.language.errors import BaoError
 

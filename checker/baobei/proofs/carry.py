@@ -53,36 +53,41 @@ ASKERS = ("proofs/seal.py",)
 
 
 def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = lambda: None) -> list[str]:
-    """Ask Z3 the queries of these parts again: what each failed to prove ("" none), in the words of a line."""
+    """Ask Z3 the queries of these parts again: what each failed to prove, in the words of a line. As induction
+    asks them: without the facts about every state first (they make Z3's queries larger, and a claim proved
+    without them must not be lost to Z3's time), then with them for what is left."""
     wanted = set(parts)
     rel = built.rel
     assert rel is not None
     failed: list[str] = []
     if DEAL in wanted:
-        failed += _unproved(list(rel.side), built.deal, "after the deal", deadline)
+        failed += [f"{name} after the deal ({why})" for name, why in _unproved(list(rel.side), built.deal,
+                                                                                  deadline).items()]
     for move in built.moves:
         if MOVE + move.step.cm.name not in wanted:
             continue
-        hypotheses = [*rel.side, *built.facts, *move.step.facts, move.step.allowed, T.not_(rel.pre[("err",)]),
-                      *built.before.values()]
-        where = f"after {move.step.cm.name}"
-        failed += _unproved(hypotheses, move.claims, where, deadline)
-        failed += _unproved(hypotheses, move.transitions, where, deadline)
+        alone = [*rel.side, move.step.allowed, T.not_(rel.pre[("err",)]), *built.before.values()]
+        with_facts = [*alone, *built.facts, *move.step.facts]
+        for goals in (move.claims, move.transitions):
+            left = _unproved(alone, goals, deadline)
+            if left and built.facts:
+                left = _unproved(with_facts, {name: goals[name] for name in left}, deadline)
+            failed += [f"{name} after {move.step.cm.name} ({why})" for name, why in left.items()]
     return failed
 
 
-def _unproved(hypotheses: list[Z], goals: dict[str, Z], where: str, deadline: Callable[[], None]) -> list[str]:
-    """The goals these hypotheses do not imply (or not within Z3's time): all at once first, as Houdini
-    asks, then each alone with a solver of its own, given up once and asked again with more time."""
+def _unproved(hypotheses: list[Z], goals: dict[str, Z], deadline: Callable[[], None]) -> dict[str, str]:
+    """The goals these hypotheses do not imply, or not within Z3's time (name -> why): all at once first, as
+    Houdini asks, then each alone with a solver of its own, given up once and asked again with more time."""
     if not goals:
-        return []
+        return {}
     deadline()
     solver = z3.Solver()
     solver.set("timeout", CHECK_MS)
     solver.add(*hypotheses)
     if T.check(solver, T.or_(FALSE, *[T.not_(goal) for goal in goals.values()])) == z3.unsat:
-        return []
-    failed = []
+        return {}
+    failed = {}
     for name, goal in goals.items():
         for ms in (CHECK_MS, RETRY_MS):
             deadline()
@@ -93,8 +98,7 @@ def _unproved(hypotheses: list[Z], goals: dict[str, Z], where: str, deadline: Ca
             if answer != z3.unknown:
                 break
         if answer != z3.unsat:
-            said = "a state breaks it" if answer == z3.sat else f"Z3 gave no answer in {RETRY_MS // 1000} s"
-            failed.append(f"{name} {where} ({said})")
+            failed[name] = "a state breaks it" if answer == z3.sat else f"Z3 gave no answer in {RETRY_MS // 1000} s"
     return failed
 
 

@@ -125,6 +125,9 @@ def test_a_changed_query_is_asked_again_and_what_it_does_not_prove_is_named() ->
     built = fake_built({"kept": z3.Implies(after == x - 1, after >= 0)}, x >= 0)
     assert carry.reprove(built, [MOVE + "m"]) == ["kept after m (a state breaks it)"]
     assert carry.reprove(built, []) == []  # a query not changed is not asked
+    two = fake_built({"kept": z3.Implies(after == x + 1, after > 0), "lost": z3.Implies(after == x - 1, after >= 0)},
+                     x >= 0)
+    assert carry.reprove(two, [MOVE + "m"]) == ["lost after m (a state breaks it)"]  # a model names what it breaks
     built = fake_built({}, x >= 0, deal={"kept": x > 0})
     assert carry.reprove(built, [DEAL]) == ["kept after the deal (a state breaks it)"]
 

@@ -77,18 +77,29 @@ def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = l
 
 
 def _unproved(hypotheses: list[Z], goals: dict[str, Z], deadline: Callable[[], None]) -> dict[str, str]:
-    """The goals these hypotheses do not imply, or not within Z3's time (name -> why): all at once first, as
-    Houdini asks, then each alone with a solver of its own, given up once and asked again with more time."""
-    if not goals:
-        return {}
-    deadline()
+    """The goals these hypotheses do not imply, or not within Z3's time (name -> why), asked as Houdini asks:
+    all at once; a model names the goals it breaks, and the rest are asked again; those Z3 gives up on, each
+    alone with a solver of its own, given up once and asked again with more time."""
+    pending: dict[str, Z] = dict(goals)
+    failed: dict[str, str] = {}
     solver = z3.Solver()
     solver.set("timeout", CHECK_MS)
     solver.add(*hypotheses)
-    if T.check(solver, T.or_(FALSE, *[T.not_(goal) for goal in goals.values()])) == z3.unsat:
-        return {}
-    failed = {}
-    for name, goal in goals.items():
+    while pending:
+        deadline()
+        answer = T.check(solver, T.or_(FALSE, *[T.not_(goal) for goal in pending.values()]))
+        if answer == z3.unsat:
+            return failed
+        broken = []
+        if answer == z3.sat:
+            model = solver.model()
+            broken = [name for name, goal in pending.items() if not z3.is_true(model.eval(goal, model_completion=True))]
+        if not broken:
+            break
+        for name in broken:
+            failed[name] = "a state breaks it"
+            del pending[name]
+    for name, goal in pending.items():
         for ms in (CHECK_MS, RETRY_MS):
             deadline()
             alone = z3.Solver()

@@ -358,7 +358,8 @@ def test_carry_leaves_at_once_instead_of_freeing_its_terms(rules_copy: Path, mon
 def test_counts_are_carried_in_parallel_processes_and_the_first_refusal_stops_them(rules_copy: Path, package: Path,
                                                                                    queries: Queries) -> None:
     certified(rules_copy)
-    assert run_carry(rules_copy)[0]
+    assert carry_record(load_ruleset(rules_copy), rules_copy, None, lambda line: None, workers=2)  # sealed, 2 at once
+    assert saved(rules_copy)["counts"]["3"][SEAL]["parts"] == queries.parts[3]
     edit(package / "engine" / "effects.py")
     queries.parts[2][MOVE + "bao"] = "bao-2, edited"
     before = (rules_copy / FILE).read_bytes()
@@ -368,6 +369,7 @@ def test_counts_are_carried_in_parallel_processes_and_the_first_refusal_stops_th
     assert "with 2 players, caller_not_owed after bao" in lines[-1] and (rules_copy / FILE).read_bytes() == before
     queries.failing = []
     assert carry_record(load_ruleset(rules_copy), rules_copy, None, lines.append, workers=2)
+    assert carry_record(load_ruleset(rules_copy), rules_copy, None, lines.append, workers=2)  # current: nothing to do
     carried = saved(rules_copy)
     assert carried["key"] == key(rules_copy) and carried["counts"]["2"][SEAL]["reproved"] == [MOVE + "bao"]
     assert carried["counts"]["3"][SEAL]["reproved"] == []

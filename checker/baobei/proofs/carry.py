@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -160,9 +160,8 @@ def carry_record(rules: Ruleset, rules_dir: Path, selected: list[int] | None, te
     old, entries, _ = found
     if old == now.key:
         todo = [n for n in sorted(entries) if not now.sealed(entries[n]) and (selected is None or n in selected)]
-        for n in todo:
-            tell(f"  ... sealing {n} players: building every query induction's record rests on")
-            add_seals(rules_dir, {n: now.seal(rules, n, entries[n])}, now.key)
+        for n, _, seal in _each_count(lambda n: _sealed(rules, n, entries[n], now, tell), todo, workers):
+            add_seals(rules_dir, {n: seal}, now.key)
         sealed = sum(now.sealed(entry) for entry in entries.values()) + len(todo)
         tell(f"carry     the record is current; sealed {plural(len(todo), 'player count')} now, "
              f"{sealed} of {len(entries)} sealed")
@@ -181,40 +180,47 @@ def carry_record(rules: Ruleset, rules_dir: Path, selected: list[int] | None, te
     return True
 
 
-_JOB: tuple[Ruleset, dict[int, dict[str, Any]], Now, Callable[[str], None]] | None = None  # a forked worker's
+_JOB: Callable[[int], tuple[str, dict[str, Any]]] | None = None  # what a forked worker runs for a count
+
+
+def _each_count(job: Callable[[int], tuple[str, dict[str, Any]]], counts: list[int], workers: int
+                ) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """`job` for every count, as (count, why not, what it made): the counts depend on nothing of each other,
+    so with `workers` > 1 they run in forked processes, in the order they finish. A caller that stops early
+    (the first count refused) stops the others."""
+    global _JOB
+    if workers < 2 or len(counts) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        for n in counts:
+            yield (n, *job(n))
+        return
+    _JOB = job
+    try:
+        with multiprocessing.get_context("fork").Pool(min(workers, len(counts)), initializer=ignore_interrupts) as pool:
+            yield from pool.imap_unordered(_run_job, counts)
+    finally:
+        _JOB = None
+
+
+def _run_job(n: int) -> tuple[int, str, dict[str, Any]]:
+    assert _JOB is not None
+    return (n, *_JOB(n))
 
 
 def _carried_all(rules: Ruleset, entries: dict[int, dict[str, Any]], now: Now, tell: Callable[[str], None],
                  workers: int) -> tuple[str, dict[int, dict[str, Any]]]:
-    """`_carried` for every count: why the record cannot be carried ("" when it can, with each count's
-    update). The counts depend on nothing of each other: with `workers` > 1 they run in forked processes,
-    and the first count refused ends the others."""
-    global _JOB
-    counts = sorted(entries)
+    """`_carried` for every count: why the record cannot be carried ("" when it can, with each count's update)."""
     updates: dict[int, dict[str, Any]] = {}
-    if workers < 2 or len(counts) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        for n in counts:
-            why, updates[n] = _carried(rules, n, entries[n], now, tell)
-            if why:
-                return why, {}
-        return "", updates
-    _JOB = (rules, entries, now, tell)
-    try:
-        with multiprocessing.get_context("fork").Pool(min(workers, len(counts)), initializer=ignore_interrupts) as pool:
-            for n, why, update in pool.imap_unordered(_carried_job, counts):
-                if why:
-                    return why, {}  # leaving the pool stops the other counts
-                updates[n] = update
-    finally:
-        _JOB = None
+    for n, why, update in _each_count(lambda n: _carried(rules, n, entries[n], now, tell), sorted(entries), workers):
+        if why:
+            return why, {}
+        updates[n] = update
     return "", updates
 
 
-def _carried_job(n: int) -> tuple[int, str, dict[str, Any]]:
-    assert _JOB is not None
-    rules, entries, now, tell = _JOB
-    why, update = _carried(rules, n, entries[n], now, tell)
-    return n, why, update
+def _sealed(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Callable[[str], None]
+            ) -> tuple[str, dict[str, Any]]:
+    tell(f"  ... sealing {n} players: building every query induction's record rests on")
+    return "", now.seal(rules, n, entry)
 
 
 def _carried(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Callable[[str], None]

@@ -930,7 +930,14 @@ def interrupted() -> int:
 
     cut = terminal.LAST_INTERRUPTED
     print("\ninterrupted" + (f": {cut} done" if cut is not None else ""), file=sys.stderr)
+    # An object whose construction Ctrl-C cut short (a Z3 context without its `owner`) fails in its
+    # finaliser once the interrupt's frames are freed; that report would read as a crash, not as Ctrl-C.
+    sys.unraisablehook = quiet_unraisable
     return EXIT_INTERRUPTED
+
+
+def quiet_unraisable(unraisable: sys.UnraisableHookArgs) -> None:
+    """Drops a finaliser's error after Ctrl-C (see `interrupted`)."""
 
 
 def entry() -> None:

@@ -37,6 +37,7 @@ from ..language import syntax as s
 from ..language.errors import EngineError, Rejection
 from ..language.ruleset import ALL_CARDS, Ruleset
 from . import terms as T
+from .alive import term_id, value_id
 from .store import (
     BOX,
     INT,
@@ -103,7 +104,7 @@ class Feasible:
         self.cache: dict[tuple[int, ...], bool] = {}
 
     def possible(self, conds: list[Z]) -> bool:
-        key = tuple(sorted(c.get_id() for c in conds))
+        key = tuple(sorted(term_id(c) for c in conds))
         known = self.cache.get(key)
         if known is None:
             self.solver.push()
@@ -131,7 +132,7 @@ class Oracle:
         self.dead = False  # no state takes this path (its prefix was possible, the rest is not)
 
     def decide(self, cond: Z) -> bool:
-        key = cond.get_id()
+        key = term_id(cond)
         known = self.asked.get(key)
         if known is not None:
             return known
@@ -435,8 +436,8 @@ class SymCtx:
         such loops only move, show or mark cards, which the store keeps as `written` anyway."""
         value = sval(items)
         if isinstance(value, OpaqueV):
-            some = value.answer(("loop", id(body)), value.item)
-            runs = value.answer(("loop runs", id(body)), "bool")
+            some = value.answer(("loop", value_id(body)), value.item)
+            runs = value.answer(("loop runs", value_id(body)), "bool")
             self.branch(runs, lambda ctx: _bound(ctx, var, some, body), None)
             return
         domain = self.items(value)
@@ -993,8 +994,8 @@ def free_card_effects(ops: type, codes: Codes) -> type:
 
         @staticmethod
         def locate(st: Any, card: Any) -> Where:
-            code = fresh(st, ("where", _card_term(card).get_id()), "int")
-            slot = fresh(st, ("where slot", _card_term(card).get_id()), "int")
+            code = fresh(st, ("where", term_id(_card_term(card))), "int")
+            slot = fresh(st, ("where slot", term_id(_card_term(card))), "int")
             assert isinstance(code, IntV) and isinstance(slot, IntV)
             return Where(code.term, slot.term)
 
@@ -1259,7 +1260,7 @@ class SymEngine(Engine):
             return T.and_(domains, decide_all(st, lambda: self.judge(st, cm, player, args) is None, isolated=True))
 
         owner = sval(player)
-        key = ("choice", cm.name, owner.term.get_id() if isinstance(owner, PlayerV) else -1)
+        key = ("choice", cm.name, term_id(owner.term) if isinstance(owner, PlayerV) else -1)
         return bool(st.decide(st.answer_once(key, legality)))
 
     def blocked_step(self, st: Any, cm: CompiledMove, env: dict[str, Any]) -> s.ProtectDecl | None:

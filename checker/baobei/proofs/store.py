@@ -31,6 +31,7 @@ from ..language import syntax as s
 from ..language.ruleset import ALL_CARDS, Ruleset
 from ..language.walk import exprs_of, walk_expr
 from . import terms as T
+from .alive import term_id
 from .translate import (
     FALSE,
     NONE_ID,
@@ -375,7 +376,7 @@ class SymStore(SymbolicModel):
 
     def top_of(self, code: Z | int) -> Z:
         """The card of an ordered place with the greatest time stamp (ties: the greater number), or none."""
-        return self.remember(("top", code if isinstance(code, int) else code.get_id()), lambda: self._top_of(code))
+        return self.remember(("top", code if isinstance(code, int) else term_id(code)), lambda: self._top_of(code))
 
     def _top_of(self, code: Z | int) -> Z:
         N = self.codes.N
@@ -984,7 +985,7 @@ class FreeCards(SymStore):
     # ------------------------------------------------------------ the Symbolic protocol, cards free
     def card_at(self, slot: SVal, pos: s.Pos) -> SVal:
         sl = _slot(slot, pos)
-        return self.answer(("card_at", sl.player.get_id(), sl.number.get_id()), "card")
+        return self.answer(("card_at", term_id(sl.player), term_id(sl.number)), "card")
 
     def occupied(self, slot: SVal, pos: s.Pos) -> SVal:
         card = self.card_at(slot, pos)
@@ -1000,24 +1001,24 @@ class FreeCards(SymStore):
         caller's cards and the routine that scored them by seat ask the same question."""
         made = self.t[EPOCHS[LAYOUT]]  # the list is the tableau as it is now, however late it is asked
         if T.value(p) is not None:
-            return OpaqueV((topic, p.get_id()), item, lambda key, kind: self.answer(key, kind, made), made)
+            return OpaqueV((topic, term_id(p)), item, lambda key, kind: self.answer(key, kind, made), made)
         seats = [T.num(q) for q in range(self.codes.n)]
 
         def answer(key: tuple[Any, ...], kind: str) -> SVal:
             out = self.answer(key, kind, made)  # a value that is no seat (none): a question of its own
-            if key[:2] != (topic, p.get_id()):
+            if key[:2] != (topic, term_id(p)):
                 return out  # a question about a list made of this one (`if c then cards(x) else ...`): its own
             for q in reversed(seats):
-                out = merge(T.eq(p, q), self.answer((topic, q.get_id(), *key[2:]), kind, made), out, pos)
+                out = merge(T.eq(p, q), self.answer((topic, term_id(q), *key[2:]), kind, made), out, pos)
             return out
 
-        return OpaqueV((topic, p.get_id()), item, answer, made)
+        return OpaqueV((topic, term_id(p)), item, answer, made)
 
     def slots(self, player: SVal, free: bool, pos: s.Pos) -> SVal:
         p = _player(player, pos)
         if not free:
             return self.tableau_list("slots", p, "slot", pos)
-        count = self.answer(("free_count", p.get_id()), "int")
+        count = self.answer(("free_count", term_id(p)), "int")
         assert isinstance(count, IntV)
         made = self.t[EPOCHS[LAYOUT]]  # asked later, membership is still of the free slots of now
         return SlotSetV(p, count.term, lambda item: self.free_slot(p, item, made))
@@ -1027,13 +1028,13 @@ class FreeCards(SymStore):
         a slot of another player, or none, as free, which only adds behaviours (sound for what is proved).
         Saying "only p's own numbered slots" here, as the precise store does, made every move's relation
         differ and certification more than twice as slow, and no claim of the rules needed it."""
-        return truth_of(self.answer(("free_slot", p.get_id(), _key(item)), "bool", layout))
+        return truth_of(self.answer(("free_slot", term_id(p), _key(item)), "bool", layout))
 
     def added_slot(self, player: SVal, preferred: SVal, pos: s.Pos) -> SVal:
         if isinstance(player, NoneV):
             return NoneV()
         p = _player(player, pos)
-        n = self.answer(("added", p.get_id(), _key(preferred)), "int")
+        n = self.answer(("added", term_id(p), _key(preferred)), "int")
         assert isinstance(n, IntV)
         self.side.append(T.ge(n.term, 1))
         return SlotV(p, n.term)
@@ -1057,13 +1058,13 @@ class FreeCards(SymStore):
         return self.answer(("top", _key(place)), "card")
 
     def held(self, player: SVal, pos: s.Pos) -> SVal:
-        return self.opaque(("held", _player(player, pos).get_id()), "card")
+        return self.opaque(("held", term_id(_player(player, pos))), "card")
 
     def knows(self, player: SVal, card: SVal, pos: s.Pos) -> SVal:
-        return self.answer(("knows", _player(player, pos).get_id(), _card(card, pos).get_id()), "bool")
+        return self.answer(("knows", term_id(_player(player, pos)), term_id(_card(card, pos))), "bool")
 
     def marked(self, card: SVal, mark: SVal, pos: s.Pos) -> SVal:
-        return self.answer(("marked", _card(card, pos).get_id(), _key(mark)), "bool")
+        return self.answer(("marked", term_id(_card(card, pos)), _key(mark)), "bool")
 
 
 def truth_of(v: SVal) -> Z:
@@ -1075,7 +1076,7 @@ def _key(v: SVal) -> tuple[Any, ...]:
     for f in ("term", "none", "player", "number"):
         x = getattr(v, f, None)
         if x is not None and hasattr(x, "get_id"):
-            out.append(x.get_id())
+            out.append(term_id(x))
     return tuple(out)
 
 

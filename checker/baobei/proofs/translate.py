@@ -30,6 +30,7 @@ from ..language.builtins import BUILTINS, ENGINE_NAMES, STATE_NAMES, Builtin, No
 from ..language.ruleset import Ruleset, Species
 from ..language.walk import ExprVisitor, walk_expr
 from . import terms as T
+from .alive import term_id, value_id
 
 Z = Any  # a z3 term (z3 ships no type information)
 NONE_ID = -1  # the sentinel of a `none` player or card
@@ -541,8 +542,8 @@ class Translator(ExprVisitor[SVal, Scope]):
             if _pure(node.body, frozenset({node.var}), frozenset(self.rules.defines)):
                 # Read by nothing but its item and the deck's facts (a round value): the answer depends on the
                 # list alone, so the store may keep it while the list is unchanged (FreeCards.answer).
-                return domain.answer((PURE, node.kind, id(node)), kind)
-            return domain.answer((node.kind, id(node), *_scope_idents(scope)), kind)
+                return domain.answer((PURE, node.kind, value_id(node)), kind)
+            return domain.answer((node.kind, value_id(node), *_scope_idents(scope)), kind)
         items = self._items(domain, node.pos)
         kind = node.kind
         if kind in ("all", "any"):
@@ -577,7 +578,7 @@ class Translator(ExprVisitor[SVal, Scope]):
     def first(self, node: s.First, scope: Scope) -> SVal:
         domain = self.visit(node.domain, scope)
         if isinstance(domain, OpaqueV):
-            return domain.answer(("first", id(node), *_scope_idents(scope)), domain.item)
+            return domain.answer(("first", value_id(node), *_scope_idents(scope)), domain.item)
         if isinstance(domain, ListV) and domain.orders:
             result: SVal = NoneV()
             for cond, ordered in reversed(domain.orders):
@@ -609,7 +610,7 @@ class Translator(ExprVisitor[SVal, Scope]):
     def filter(self, node: s.Filter, scope: Scope) -> SVal:
         domain = self.visit(node.domain, scope)
         if isinstance(domain, OpaqueV):
-            return OpaqueV((*domain.key, "where", id(node), *_scope_idents(scope)), domain.item, domain.fresh,
+            return OpaqueV((*domain.key, "where", value_id(node), *_scope_idents(scope)), domain.item, domain.fresh,
                            domain.made)
         if isinstance(domain, BagV):
             items = self.model.card_items(domain, node.pos)
@@ -630,7 +631,7 @@ def _ident(v: SVal) -> tuple[Any, ...]:
     for f in ("term", "none", "player", "number"):
         x = getattr(v, f, None)
         if x is not None and hasattr(x, "get_id"):
-            out.append(x.get_id())
+            out.append(term_id(x))
     return tuple(out)
 
 
@@ -798,7 +799,7 @@ def _merge_opaque(cond: Z, a: SVal, b: SVal) -> OpaqueV:
     assert isinstance(known, OpaqueV)
     if isinstance(a, OpaqueV) and isinstance(b, OpaqueV) and a.key == b.key and _same_epoch(a.made, b.made):
         return a  # one list: the same question, asked of the same layout
-    return OpaqueV(("if", cond.get_id(), _ident(a), _ident(b), id(a), id(b)), known.item, known.fresh)
+    return OpaqueV(("if", term_id(cond), _ident(a), _ident(b), value_id(a), value_id(b)), known.item, known.fresh)
 
 
 def _same_epoch(a: Any, b: Any) -> bool:

@@ -930,14 +930,19 @@ def interrupted() -> int:
 
     cut = terminal.LAST_INTERRUPTED
     print("\ninterrupted" + (f": {cut} done" if cut is not None else ""), file=sys.stderr)
-    # An object whose construction Ctrl-C cut short (a Z3 context without its `owner`) fails in its
-    # finaliser once the interrupt's frames are freed; that report would read as a crash, not as Ctrl-C.
-    sys.unraisablehook = quiet_unraisable
+    INTERRUPTS.append(cut)
     return EXIT_INTERRUPTED
 
 
-def quiet_unraisable(unraisable: sys.UnraisableHookArgs) -> None:
-    """Drops a finaliser's error after Ctrl-C (see `interrupted`)."""
+INTERRUPTS: list[object] = []  # the Ctrl-Cs `interrupted` answered in this process
+
+
+def quiet_after_interrupt(unraisable: sys.UnraisableHookArgs) -> None:
+    """The command's hook for a finaliser's error: dropped once Ctrl-C was answered, since an object whose
+    construction the interrupt cut short (a Z3 context without its `owner`) fails in its finaliser when the
+    interrupt's frames are freed, and that report would read as a crash; reported as usual otherwise."""
+    if not INTERRUPTS:
+        sys.__unraisablehook__(unraisable)
 
 
 def entry() -> None:
@@ -946,6 +951,7 @@ def entry() -> None:
     command that built large Z3 terms (terminal.LEAVE_AT_ONCE): freeing them would take minutes."""
     from .language import terminal
 
+    sys.unraisablehook = quiet_after_interrupt
     code = main()
     if code == EXIT_INTERRUPTED or terminal.LEAVE_AT_ONCE:
         sys.stdout.flush()

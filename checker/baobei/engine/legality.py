@@ -346,7 +346,7 @@ class Legality:
         excludes (the card of an empty slot): one that cannot be judged then is no reason."""
         out: list[Rejection] = []
         if cm.by is not None and cm.decl.by is not None and not ctx.holds(cm.by, cm.decl.by):
-            out.append(Rejection("", cm.name, cm.decl.cite,
+            out.append(Rejection("", cm.name, cm.decl.by_citation,
                                  cm.decl.by_reason or f"{self.player_name(ctx.st, player)} may not make this move now"))
         for fn, req in [*cm.fixed, *cm.dependent]:
             try:
@@ -601,7 +601,7 @@ class Legality:
     def _check_guards(self, ctx: Ctx, cm: CompiledMove, player: Any) -> Rejection | None:
         if cm.by is not None and cm.decl.by is not None and not ctx.holds(cm.by, cm.decl.by):
             reason = cm.decl.by_reason or f"{self.player_name(ctx.st, player)} may not make this move now"
-            return Rejection("", cm.name, cm.decl.cite, reason)
+            return Rejection("", cm.name, cm.decl.by_citation, reason)
         for fn, req in cm.fixed:
             if not ctx.holds(fn, req.cond):
                 return Rejection("", cm.name, req.cite, req.reason)

@@ -303,8 +303,9 @@ class RulesBuilder(SourceBuilder):
         return s.DefineDecl(self._p(meta), str(name), formals, body, cite,
                             unquote(text) if text is not None else "")
 
-    def by_clause(self, meta: Any, expr: s.Expr, reason: Token | None = None) -> tuple[str, Any]:
-        return ("by", (expr, unquote(reason) if reason is not None else ""))
+    def by_clause(self, meta: Any, expr: s.Expr, reason: Token | None = None,
+                  cite: s.Citation | None = None) -> tuple[str, Any]:
+        return ("by", (expr, unquote(reason) if reason is not None else "", cite))
 
     def with_clause(self, meta: Any, *params: s.Param) -> tuple[str, tuple[s.Param, ...]]:
         return ("with", params)
@@ -320,7 +321,7 @@ class RulesBuilder(SourceBuilder):
 
     def _transition(self, meta: Any, name: Token, text: Token, cite: s.Citation,
                     clauses: tuple[Any, ...], is_ability: bool) -> s.MoveDecl:
-        by: tuple[s.Expr, str] | None = None
+        by: tuple[s.Expr, str, s.Citation | None] | None = None
         params: tuple[s.Param, ...] = ()
         requires: list[s.Require] = []
         body: tuple[s.Stmt, ...] = ()
@@ -338,7 +339,7 @@ class RulesBuilder(SourceBuilder):
                 body = value
         return s.MoveDecl(self._p(meta), str(name), unquote(text), cite,
                           by[0] if by else None, by[1] if by else "", params,
-                          tuple(requires), body, is_ability)
+                          tuple(requires), body, is_ability, by_cite=by[2] if by else None)
 
     def move_decl(self, meta: Any, name: Token, text: Token, cite: s.Citation, *clauses: Any) -> s.MoveDecl:
         return self._transition(meta, name, text, cite, clauses, False)

@@ -412,6 +412,11 @@ class MoveDecl:
     is_ability: bool
     formals: tuple[Formal, ...] = ()  # a step's values bound by the `continue` that queued it
     is_step: bool = False
+    by_cite: Citation | None = None  # what a refusal by `by` cites; the move's own citation when absent
+
+    @property
+    def by_citation(self) -> Citation:
+        return self.by_cite if self.by_cite is not None else self.cite
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,9 @@ def rules() -> Ruleset:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_every_move_of_seeded_play_is_a_step_of_the_relation(rules: Ruleset, players: int) -> None:
-    assert agreement(rules, players, 30, seed=players) == []
+    # 20 moves of each seeded match (the first 20 of the 30 this took before, a minute of CI at 4 players);
+    # the trace replays (test_relation) and the Hypothesis agreement reach further.
+    assert agreement(rules, players, 20, seed=players) == []
 
 
 def test_a_wrong_place_operation_is_a_disagreement(rules: Ruleset, monkeypatch: pytest.MonkeyPatch) -> None:

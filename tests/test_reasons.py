@@ -119,7 +119,7 @@ def test_explain_shows_the_further_reasons(tmp_path: Path, capsys: pytest.Captur
     from baobei.cli import main
 
     path = tmp_path / "further.scenario"
-    path.write_text(TABLE + "  alice draw\n  alice discard\n  reject bob bao by § 4.1 [P86]\n", encoding="utf-8")
+    path.write_text(TABLE + "  alice draw\n  alice discard\n  reject bob bao by § 4.1 [P87]\n", encoding="utf-8")
     assert main(["explain", str(path)]) == 0
     out = capsys.readouterr().out
     assert "reject bob bao: § 4.1" in out and "also refused by § 6.10 [P146, P152] (waiting, passing)" in out

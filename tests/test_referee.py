@@ -123,7 +123,7 @@ def test_an_inserted_illegal_move_is_named_with_its_rule(default_engine: Engine,
     lines.insert(at, {"move": f"{other} draw"})
     line, kind, rule, why = first_error(default_engine, lines)
     # At the round's first turn the finding cites the rule that chose the starter too (test_referee_leftovers).
-    assert (line, kind) == (at + 1, "illegal move") and rule.startswith("§ 2.2 [P24]")
+    assert (line, kind) == (at + 1, "illegal move") and rule.startswith("§ 2.1 [P18]")
     assert why.startswith("only the active player may do this")
 
 
@@ -137,7 +137,7 @@ def test_a_turn_out_of_order_is_an_illegal_move(default_engine: Engine, game: Lo
     assert kind == "illegal move" and line == start + 1
     moves = default_engine.rules.moves
     # The round's first turn: the rule that chose the starter is cited after the move's (test_referee_leftovers).
-    assert rule.startswith((str(moves["draw"].cite), str(moves["take"].cite))) and "only the active player" in why
+    assert rule.startswith((str(moves["draw"].by_citation), str(moves["take"].by_citation))) and "only the active player" in why
     assert mover not in lines[start]["move"].split()[0]
 
 
@@ -270,7 +270,7 @@ def test_referee_command_exit_codes_and_json(default_engine: Engine, game: LogWr
     bad.write_text(text_of(lines), encoding="utf-8")
     assert main(["referee", str(bad)]) == 1
     out = capsys.readouterr().out
-    assert f"{bad}:3: illegal move: p3 bao breaks § 4.1 [P86-P90]" in out
+    assert f"{bad}:3: illegal move: p3 bao breaks § 4.1 [P87]" in out
     assert "draw pile" in out  # the table at that moment
     assert main(["referee", "--json", str(bad)]) == 1
     verdict = json.loads(capsys.readouterr().out)

@@ -145,7 +145,7 @@ def test_a_pluck_chain_and_a_wrong_starter_cite_the_rules_against_them(default_e
     other = next(p for p in ("p1", "p2", "p3") if p != starter)
     chose = starter_routine(eng)
     found = first(eng, [*lines[:-1], {"move": f"{other} draw", "draws": ["Spatz"]}])
-    assert found.kind == "illegal move" and str(eng.rules.moves["draw"].cite) in found.rule
+    assert found.kind == "illegal move" and str(eng.rules.moves["draw"].by_citation) in found.rule
     assert str(chose.cite) in found.rule
     assert f"{starter} starts round 2: {chose.text}" in found.why
     lines[deal]["claims"] = [f"active {other}" if c.startswith("active ") else c for c in lines[deal]["claims"]]

@@ -137,7 +137,8 @@ def test_a_turn_out_of_order_is_an_illegal_move(default_engine: Engine, game: Lo
     assert kind == "illegal move" and line == start + 1
     moves = default_engine.rules.moves
     # The round's first turn: the rule that chose the starter is cited after the move's (test_referee_leftovers).
-    assert rule.startswith((str(moves["draw"].by_citation), str(moves["take"].by_citation))) and "only the active player" in why
+    cited = (str(moves["draw"].by_citation), str(moves["take"].by_citation))
+    assert rule.startswith(cited) and "only the active player" in why
     assert mover not in lines[start]["move"].split()[0]
 
 

@@ -236,14 +236,16 @@ def test_git_revision_reads_the_rules_of_a_commit(tmp_path: Path) -> None:
 
 def test_git_revisions_compare_on_this_repository(tmp_path: Path, capsys: Capture) -> None:
     head = _head()
-    code, data, err = _run(capsys, "--rules", f"git:{head}", "--rules", f"git:{head}:rules", *SMALL,
+    # One folder of scenarios is enough to show that a revision is read (the whole set replays elsewhere).
+    few = ("--scenarios", str(PROJECT_ROOT / "scenarios" / "setup"))
+    code, data, err = _run(capsys, "--rules", f"git:{head}", "--rules", f"git:{head}:rules", *SMALL, *few,
                            "--matches", "0", "--out", str(tmp_path))
     assert code == 0, err
     assert data["old"] == f"git:{head}" and data["situation"]["found"] is False  # type: ignore[index]
     clean = subprocess.run(["git", "-C", str(PROJECT_ROOT), "diff", "--quiet", head, "--", "rules"], check=False)
     if clean.returncode == 0:  # the working copy's rules are HEAD's: nothing differs from the folder either
         code, data, err = _run(capsys, "--rules", f"git:{head}", "--rules", str(default_rules_dir()), *SMALL,
-                               "--matches", "0", "--out", str(tmp_path))
+                               *few, "--matches", "0", "--out", str(tmp_path))
         assert code == 0, err
 
 
@@ -357,7 +359,8 @@ def test_z3_over_the_two_relations_finds_what_the_seeded_searches_miss(tmp_path:
 def test_z3_over_identical_rules_finds_no_parting_move(tmp_path: Path, capsys: Capture) -> None:
     copy = variant(tmp_path, ())
     code, data, _ = _run(capsys, "--rules", str(default_rules_dir()), "--rules", str(copy), *SMALL[:-4],
-                         "--bmc-depth", "2", "--players", "2", "--matches", "0", "--out", str(tmp_path / "out"))
+                         "--bmc-depth", "2", "--players", "2", "--matches", "0", "--out", str(tmp_path / "out"),
+                         "--scenarios", str(PROJECT_ROOT / "scenarios" / "setup"))
     bmc = data["situation"]["search"]["bmc"]  # type: ignore[index]
     assert code == 0 and bmc["found"] == -1 and bmc["depth"] == 2 and not bmc["reason"]
 

@@ -47,7 +47,7 @@ def long_log(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     scoring.write_text(text.replace(table["body"], raised), encoding="utf-8")
     log = place / "game.jsonl"
     subprocess.run([sys.executable, "-m", "baobei.cli", "--rules", str(rules), "play", "--players", "2",
-                    "--rounds", "5000", "--max-moves", "1000000", "--log", str(log)], cwd=ROOT, check=True,
+                    "--rounds", "2500", "--max-moves", "1000000", "--log", str(log)], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return rules, log
 

@@ -57,8 +57,8 @@ def test_an_unrelated_error_gets_no_advice(tmp_path: Path) -> None:
 
 def test_the_advice_comes_for_a_mistake_inside_a_move_of_the_real_rules() -> None:
     text = (default_rules_dir() / "03_turn.bao").read_text(encoding="utf-8")
-    wrong = text.replace('require phase == "drawn" else "discard is the decision right after drawing"',
-                         'require phase = "drawn" else "discard is the decision right after drawing"')
+    wrong = text.replace('require phase == "drawn" else "discard is the decision right after drawing a card"',
+                         'require phase = "drawn" else "discard is the decision right after drawing a card"')
     assert wrong != text
     with pytest.raises(RulesError) as err:
         parse_rules_text(wrong, "03_turn.bao")

@@ -178,8 +178,8 @@ def test_two_table_rows_for_one_player_count_are_refused(make_variant: MakeVaria
 
 
 def test_a_paragraph_range_that_does_not_go_up_is_refused(make_variant: MakeVariant) -> None:
-    d = make_variant(("03_turn.bao", "keep is the decision right after drawing\" § 2.2 [P25]",
-                      "keep is the decision right after drawing\" § 2.2 [P26-P25]"))
+    d = make_variant(("03_turn.bao", "keep is the decision right after drawing a card\" § 2.2 [P25, P26]",
+                      "keep is the decision right after drawing a card\" § 2.2 [P26-P25]"))
     err = load_error(d)
     assert "paragraph range P26-P25 does not go up" in err.message
     assert_at(err, d / "03_turn.bao", *line_col(d / "03_turn.bao", "P26-P25"))

@@ -130,6 +130,42 @@ def test_committed_docs_are_current() -> None:
     assert code == EXIT_OK, text
 
 
+def _judged(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Stand in for `baobei verify` (minutes): a page that changes with the rules it judged; calls recorded."""
+    import baobei.proofs.verify as verify
+
+    calls: list[Path] = []
+
+    def judge(directory: Path) -> str:
+        calls.append(directory)
+        return f"# Invariants\n\nrules of {(directory / '07_scoring.bao').stat().st_size} bytes\n"
+
+    monkeypatch.setattr(verify, "invariants_doc", judge)
+    return calls
+
+
+def test_a_stamped_proofs_page_is_judged_again_only_when_what_it_rests_on_changed(
+        project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _judged(monkeypatch)
+    page = project.out / "invariants.md"
+    assert _run(project, proofs=True)[0] == EXIT_OK and len(calls) == 1  # no stamp yet: judged
+    first = page.read_text(encoding="utf-8")
+    assert first.startswith("# Invariants\n\nrules of ") and first.splitlines()[-1].startswith("[//]: # (")
+    code, text = _run(project, check=True, proofs=True)
+    assert code == EXIT_OK and "not judged again" in text, text
+    assert len(calls) == 1 and page.read_text(encoding="utf-8") == first  # the stamp holds: not judged again
+    # A stamp made elsewhere (another Python, say): judged again, and the same page passes the check.
+    page.write_text(re.sub(r"\(judged from \w+\)", "(judged from 00)", first), encoding="utf-8")
+    assert _run(project, check=True, proofs=True)[0] == EXIT_OK and len(calls) == 2
+    page.write_text(first.replace("rules of", "rules by hand of"), encoding="utf-8")  # an edit of the page
+    assert _run(project, check=True, proofs=True)[0] == EXIT_FAIL and len(calls) == 3
+    assert _run(project, proofs=True)[0] == EXIT_OK and len(calls) == 4
+    rules = project.rules / "07_scoring.bao"  # an edit of what the page is judged from
+    rules.write_text(rules.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
+    code, text = _run(project, check=True, proofs=True)
+    assert len(calls) == 5 and code == EXIT_FAIL and "stale: " in text  # judged again: a new page
+
+
 def test_check_covers_the_proofs_file(project: Project) -> None:
     """docs/invariants.md is generated with the rest and compared by --check (here with one quick
     invariant, so that the proofs take a moment)."""

@@ -17,7 +17,7 @@ from typing import TextIO
 from ..language.errors import BaoError, SourceError
 from ..language.load import load_ruleset
 from ..language.output import write_output
-from ..language.paths import PROJECT_ROOT
+from ..language.paths import PROJECT_ROOT, default_scenarios_dir
 from ..referee.logfile import schema_text
 from ..scenarios.parser import parse_scenario_file, scenario_files
 from ..scenarios.runner import engine_for, run_scenario
@@ -26,6 +26,7 @@ from .citations import bad_in_rules, bad_in_scenario
 from .index import Index, ScenarioDoc, build_index
 from .language import render_language
 from .render import Links, faq_status, render_decisions, render_faq, render_rules
+from .stamp import inputs_digest, judged, stamped, still_current, unstamped
 from .trace import unmarked
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
@@ -111,6 +112,25 @@ def stale_files(project: Project, files: dict[str, str]) -> list[str]:
 PROOFS_FILE = "invariants.md"
 
 
+def proofs_page(project: Project, out: TextIO, check: bool) -> str:
+    """docs/invariants.md: the committed page while its stamp says nothing it was judged from changed, else
+    judged again (`baobei verify`) and stamped. A check whose judgement gives the committed page again passes
+    although the stamp differs (another Python, say): the stamp only saves time, it decides nothing."""
+    inputs = inputs_digest(project.rules, default_scenarios_dir())
+    kept = still_current(project.out / PROOFS_FILE, inputs)
+    if kept is not None:
+        print(f"{PROOFS_FILE}: judged from these rules, scenarios and code already (its stamp); not judged again",
+              file=out)
+        return kept
+    from ..proofs.verify import invariants_doc  # imports z3: only a run with the proofs pays for it
+
+    print(f"judging the rules' properties for {PROOFS_FILE} (baobei verify) ...", file=out, flush=True)
+    body = judged(invariants_doc(project.rules))
+    target = project.out / PROOFS_FILE
+    before = target.read_text(encoding="utf-8") if check and target.is_file() else None
+    return before if before is not None and unstamped(before) == body else stamped(body, inputs)
+
+
 def run(project: Project, check: bool = False, stream: TextIO | None = None, proofs: bool = True) -> int:
     """Generate (or with check=True compare) the docs; the exit code of `baobei docs`. `proofs`: also
     judge the rules' properties into docs/invariants.md."""
@@ -136,10 +156,7 @@ def run(project: Project, check: bool = False, stream: TextIO | None = None, pro
         return EXIT_BAD_INPUT
     files = generate(project, index)
     if proofs:
-        from ..proofs.verify import invariants_doc  # imports z3: only a run with the proofs pays for it
-
-        print(f"judging the rules' properties for {PROOFS_FILE} (baobei verify) ...", file=out, flush=True)
-        files[PROOFS_FILE] = invariants_doc(project.rules)
+        files[PROOFS_FILE] = proofs_page(project, out, check)
     if check:
         stale = stale_files(project, files)
         for name in stale:

@@ -110,7 +110,7 @@ def say_err(line: str) -> None:
 # The defaults of the search: every allowed player count in well under the minute verify may take.
 DEFAULT_DEPTH = 12
 DEFAULT_DEALS = 1
-DEFAULT_STATES = 3_000  # per player count: the search reports the deepest depth it judged completely
+DEFAULT_STATES = 2_000  # per player count: the search reports the deepest depth it judged completely
 Property = s.InvariantDecl | s.ProgressDecl
 
 
@@ -194,7 +194,7 @@ class Searches:
         return self.from_tables[players]
 
 
-BMC_WORK = 8  # the default bound of bounded model checking is BMC_WORK // players moves (at least 1)
+BMC_WORK = 6  # the default bound of bounded model checking is BMC_WORK // players moves (at least 1)
 
 
 def default_bmc_depth(players: int) -> int:

@@ -38,6 +38,7 @@ from .language.output import write_output
 from .language.paths import PROJECT_ROOT, default_rules_dir, default_scenarios_dir
 from .language.terminal import emit, is_terminal, progress, table
 from .language.words import plural
+from .proofs import defaults as verify_defaults  # no Z3: the options' defaults and help
 
 if TYPE_CHECKING:
     from .docs.book import Book
@@ -795,17 +796,16 @@ def build_parser() -> argparse.ArgumentParser:
                                 "bounded model checking too, which is then much faster")
             p.add_argument("--docs", type=named, metavar="FILE",
                            help="write the invariants' documentation (docs/invariants.md)")
-            p.add_argument("--depth", type=NON_NEGATIVE, default=12,
+            p.add_argument("--depth", type=NON_NEGATIVE, default=verify_defaults.DEFAULT_DEPTH,
                            help="moves after each deal the engine's search follows for what Z3 cannot prove")
-            p.add_argument("--deals", type=POSITIVE, default=1, help="seeded deals the engine's search starts from")
-            # The defaults of proofs/verify.py (DEFAULT_STATES, BMC_WORK), written out here: the command's help
-            # comes without importing Z3. Chosen so that a default run stays within 120 s of CPU (README).
-            p.add_argument("--states", type=POSITIVE, default=2_000,
+            p.add_argument("--deals", type=POSITIVE, default=verify_defaults.DEFAULT_DEALS,
+                           help="seeded deals the engine's search starts from")
+            p.add_argument("--states", type=POSITIVE, default=verify_defaults.DEFAULT_STATES,
                            help="states the search judges at most per player count (it reports the depth it "
                                 "judged completely)")
             p.add_argument("--bmc-depth", type=NON_NEGATIVE, default=None, metavar="K",
-                           help="moves the bounded model checker unrolls from every deal (default: 6 // players, "
-                                "at least 1)")
+                           help="moves the bounded model checker unrolls from every deal (default: "
+                                f"{verify_defaults.BMC_WORK} // players, at least 1)")
             p.add_argument("--bmc-seconds", type=POSITIVE, default=None, metavar="S",
                            help="stop deepening after S seconds per player count (the report gives the depth "
                                 "reached); default: no limit")

@@ -67,6 +67,7 @@ from ..scenarios.syntax import Table
 from .bmc import RULES_RUN, BmcReport, Finding, bmc, properties
 from .carry import Now, carry_record
 from .certificate import FILE, Kept, certificate_path, counts_text, kept, record
+from .defaults import DEFAULT_DEALS, DEFAULT_DEPTH, DEFAULT_STATES, default_bmc_depth
 from .distribution import Outcome, StateCex, prove_state
 from .induction import InductionReport, reachable
 from .interrupts import watch_interrupts
@@ -107,10 +108,6 @@ def say_err(line: str) -> None:
     sys.stderr.flush()
 
 
-# The defaults of the search: every allowed player count in well under the minute verify may take.
-DEFAULT_DEPTH = 12
-DEFAULT_DEALS = 1
-DEFAULT_STATES = 2_000  # per player count: the search reports the deepest depth it judged completely
 Property = s.InvariantDecl | s.ProgressDecl
 
 
@@ -192,14 +189,6 @@ class Searches:
             report.skipped = self._skipped
             self.from_tables[players] = report
         return self.from_tables[players]
-
-
-BMC_WORK = 6  # the default bound of bounded model checking is BMC_WORK // players moves (at least 1)
-
-
-def default_bmc_depth(players: int) -> int:
-    """Each step of the relation grows with the players (their moves, their slots): fewer moves for more."""
-    return max(1, BMC_WORK // players)
 
 
 @dataclass

@@ -858,3 +858,23 @@ def test_docs_check_and_site_together_are_refused(tmp_path: Path, capsys: Captur
     """--check was ignored when --site was given: the site was built and nothing compared."""
     assert main(["docs", "--site", str(tmp_path / "site"), "--check"]) == 2
     assert "give one" in capsys.readouterr().err and not (tmp_path / "site").exists()
+
+
+def test_verify_help_gives_the_defaults_verify_uses_without_importing_z3() -> None:
+    """`verify --help` reads its defaults from proofs/defaults.py, the module verify reads them from, and
+    imports no Z3 for it (a help or a typo in the options answers at once)."""
+    import os
+    import subprocess
+    import sys
+
+    from baobei.proofs import defaults
+
+    probe = ("import sys\nfrom baobei.cli import main\ntry:\n    main(['verify', '--help'])\nexcept SystemExit:\n"
+             "    pass\nprint('z3 imported' if 'z3' in sys.modules else 'no z3')\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                          env={**os.environ, "COLUMNS": "200"})
+    help_text = " ".join(done.stdout.split())
+    assert help_text.endswith("no z3"), help_text[-200:]
+    assert f"(default: {defaults.DEFAULT_STATES})" in help_text
+    assert f"(default: {defaults.BMC_WORK} // players, at least 1)" in help_text
+    assert f"(default: {defaults.DEFAULT_DEPTH})" in help_text

@@ -878,3 +878,4 @@ def test_verify_help_gives_the_defaults_verify_uses_without_importing_z3() -> No
     assert f"(default: {defaults.DEFAULT_STATES})" in help_text
     assert f"(default: {defaults.BMC_WORK} // players, at least 1)" in help_text
     assert f"(default: {defaults.DEFAULT_DEPTH})" in help_text
+    assert f"(default: {defaults.DEFAULT_TABLE_DEPTH})" in help_text

@@ -822,7 +822,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--tables", type=named, metavar="PATH", default=None,
                            help="scenarios whose tables the engine's search starts from too (default: the "
                                 "project's scenarios/)")
-            p.add_argument("--table-depth", type=NON_NEGATIVE, default=3, metavar="D",
+            p.add_argument("--table-depth", type=NON_NEGATIVE, default=verify_defaults.DEFAULT_TABLE_DEPTH, metavar="D",
                            help="moves the search follows from each scenario table (0: none)")
             p.add_argument("--workers", type=POSITIVE, default=None,
                            help="processes judging the player counts side by side (default: every core); the "

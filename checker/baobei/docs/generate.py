@@ -117,18 +117,20 @@ def proofs_page(project: Project, out: TextIO, check: bool) -> str:
     judged again (`baobei verify`) and stamped. A check whose judgement gives the committed page again passes
     although the stamp differs (another Python, say): the stamp only saves time, it decides nothing."""
     inputs = inputs_digest(project.rules, default_scenarios_dir())
-    kept = still_current(project.out / PROOFS_FILE, inputs)
-    if kept is not None:
+    target = project.out / PROOFS_FILE
+    try:
+        before: str | None = target.read_text(encoding="utf-8")
+    except OSError:
+        before = None
+    if before is not None and still_current(before, inputs):
         print(f"{PROOFS_FILE}: judged from these rules, scenarios and code already (its stamp); not judged again",
               file=out)
-        return kept
+        return before
     from ..proofs.verify import invariants_doc  # imports z3: only a run with the proofs pays for it
 
     print(f"judging the rules' properties for {PROOFS_FILE} (baobei verify) ...", file=out, flush=True)
     body = judged(invariants_doc(project.rules))
-    target = project.out / PROOFS_FILE
-    before = target.read_text(encoding="utf-8") if check and target.is_file() else None
-    return before if before is not None and unstamped(before) == body else stamped(body, inputs)
+    return before if check and before is not None and unstamped(before) == body else stamped(body, inputs)
 
 
 def run(project: Project, check: bool = False, stream: TextIO | None = None, proofs: bool = True) -> int:

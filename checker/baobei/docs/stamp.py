@@ -37,7 +37,7 @@ def inputs_digest(rules: Path, scenarios: Path) -> str:
 
 def _files(root: Path, suffixes: tuple[str, ...] | None) -> list[Path]:
     if not root.is_dir():
-        return [root] if root.is_file() else []
+        return []
     return sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
                   and (suffixes is None or p.suffix in suffixes))
 
@@ -63,11 +63,10 @@ def unstamped(text: str) -> str:
     return head if sep and last.startswith(PREFIX) and head.endswith("\n") else text
 
 
-def still_current(page: Path, inputs: str) -> str | None:
-    """The page's text when its stamp says it was judged from these inputs and is unedited; else None."""
-    try:
-        text = page.read_text(encoding="utf-8")
-    except OSError:
-        return None
+def still_current(text: str | None, inputs: str) -> bool:
+    """Whether the page's text (None: there is none) has a stamp saying it was judged from these inputs, and
+    is unedited since."""
+    if text is None:
+        return False
     body = unstamped(text)
-    return text if body != text and stamped(body, inputs) == text else None
+    return body != text and stamped(body, inputs) == text

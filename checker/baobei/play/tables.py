@@ -27,7 +27,6 @@ from ..scenarios.setup import build_table
 from ..scenarios.syntax import Table
 from .explore import Failure, search_from
 
-DEFAULT_TABLE_DEPTH = 3
 DEFAULT_TABLE_STATES = 120  # per table
 
 
@@ -69,7 +68,7 @@ def scenario_tables(eng: Engine, directory: Path) -> tuple[dict[int, list[Start]
     return out, skipped
 
 
-def explore_tables(eng: Engine, starts: list[Start], players: int, depth: int = DEFAULT_TABLE_DEPTH,
+def explore_tables(eng: Engine, starts: list[Start], players: int, depth: int,
                    states: int = DEFAULT_TABLE_STATES) -> TablesReport:
     """Search `depth` moves (at most `states` states) from each table; keep each property's first failure,
     the one with the fewest moves over all tables."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 DEFAULT_DEPTH = 12  # moves after each deal the engine's search follows at most
 DEFAULT_DEALS = 1  # seeded deals the engine's search starts from
 DEFAULT_STATES = 2_000  # per player count: the search reports the deepest depth it judged completely
+DEFAULT_TABLE_DEPTH = 3  # moves the search follows from each scenario table (0: none)
 BMC_WORK = 6  # the default bound of bounded model checking is BMC_WORK // players moves (at least 1)
 
 

@@ -59,7 +59,7 @@ from ..language.terminal import emit as show_line
 from ..language.terminal import progress
 from ..language.words import plural
 from ..play.explore import NAMES, Failure, Report, check_state_budget, explore, failure_scenario, knowing_properties
-from ..play.tables import DEFAULT_TABLE_DEPTH, Start, TablesReport, explore_tables, scenario_tables
+from ..play.tables import Start, TablesReport, explore_tables, scenario_tables
 from ..scenarios.parser import parse_scenario_text
 from ..scenarios.runner import check_invariants
 from ..scenarios.setup import build_table
@@ -67,7 +67,7 @@ from ..scenarios.syntax import Table
 from .bmc import RULES_RUN, BmcReport, Finding, bmc, properties
 from .carry import Now, carry_record
 from .certificate import FILE, Kept, certificate_path, counts_text, kept, record
-from .defaults import DEFAULT_DEALS, DEFAULT_DEPTH, DEFAULT_STATES, default_bmc_depth
+from .defaults import DEFAULT_DEALS, DEFAULT_DEPTH, DEFAULT_STATES, DEFAULT_TABLE_DEPTH, default_bmc_depth
 from .distribution import Outcome, StateCex, prove_state
 from .induction import InductionReport, reachable
 from .interrupts import watch_interrupts

@@ -274,11 +274,12 @@ PENALTY_ONLY_AFTER_OWN_DRAW = Planted((
 
 # After a failed pluck with the own drawn card the reference is not laid on the discard pile: it stays in the
 # drawer's hand (read from [P84]'s "it stays where it is", said of another player's discard). Caught by
-# hands_empty_at_turn_start when the next turn begins.
+# drawn_card_decision_discards at the failed pluck (the pluck decided on the drawn card and laid nothing face up),
+# and by hands_empty_at_turn_start when the next turn begins.
 REFERENCE_KEPT_AFTER_FAILURE = Planted((
     ("04_pluck.bao",
      "    # [P70]: the drawn reference triggers nothing and opens no window.\n    move ref to discard_pile\n", ""),),
-    "invariant hands_empty_at_turn_start", 7)
+    "invariant drawn_card_decision_discards", 6)
 
 # The Ara's swap written as two moves through a helper name, the way a program swaps two values: the first move
 # puts b's card onto a, which still holds its own. The engine refuses to cover a card ("rules").
@@ -399,6 +400,43 @@ BAO_AT_TURN_START = Planted((
      '  require phase == "turn" else "BAO may be called only at the end of one\'s own turn'),),
     "invariant bao_called_at_own_turn_end", 5)
 
+# ---------------------------------------------------------------- further slips (the twenty-third session)
+# Found by planting each in a copy of the rules and running `baobei verify` with its defaults: no property stated
+# the rule each breaks, so rules/09_invariants.bao has one for each now, with its scenario in scenarios/properties/.
+
+# The next round is started by the lowest noted score, not the highest (`least` for `most` in choose_starter,
+# [P11]). Caught by starter_noted_most at the deal: the search follows the deal out of a scored round.
+STARTER_LOWEST = Planted((
+    ("02_setup.bao", "noted[p] == most q in players: noted[q]", "noted[p] == least q in players: noted[q]"),),
+    "invariant starter_noted_most", 1, table="properties/starter_noted_most", players=3)
+
+# Taking the discard triggers the taken card's ability ([P122]: taking triggers nothing). Caught by
+# take_triggers_nothing at the take of a discarded Ara.
+TRIGGER_ON_TAKE = Planted((("03_turn.bao", "    move c to slot\n", "    move c to slot\n    trigger c for actor\n"),),
+                          "invariant take_triggers_nothing", 1, table="properties/take_triggers_nothing")
+
+# A successful double pluck triggers both removed cards' abilities ([P83], [P124], [P151]: the second only). Caught
+# by double_pluck_one_ability at a double pluck of two Aras.
+DOUBLE_BOTH_TRIGGER = Planted((
+    ("04_pluck.bao", "  trigger b for actor\n}", "  trigger a for actor\n  trigger b for actor\n}"),),
+    "invariant double_pluck_one_ability", 2, table="properties/double_pluck_one_ability")
+
+# `keep` pushes the replaced card under the discard pile, as a Schuhschnabel does, instead of laying it face up on
+# it ([P26]). Caught by drawn_card_decision_discards at the first keep.
+KEEP_OLD_UNDER = Planted((
+    ("03_turn.bao", "    move old to discard_pile\n    move top(hand(actor)) to slot",
+     "    move old to under_pile\n    move top(hand(actor)) to slot"),),
+    "invariant drawn_card_decision_discards", 2, table="properties/drawn_card_decision_discards")
+
+# The Ara's test of two different players written as two different slots ([P131]): two cards of one player swap.
+# Caught by ability_fills_one_slot_each at such a swap.
+ARA_SAME_PLAYER = Planted((
+    ("05_abilities.bao",
+     '  require two_players(a, b) else "choose two face-down cards of two different players (you may be one of them)"'
+     ' § 6.5 [P131, P132]\n',
+     '  require a != b else "choose two face-down cards" § 6.5 [P131, P132]\n'),),
+    "invariant ability_fills_one_slot_each", 3, table="properties/ability_fills_one_slot_each", players=3)
+
 PROOFS_ISSUE: dict[str, Planted] = {
     "own_draw_window_for_all": OWN_DRAW_WINDOW_FOR_ALL, "active_plucks_own_discard": ACTIVE_PLUCKS_OWN_DISCARD,
     "gift_not_given": GIFT_NOT_GIVEN, "penalty_only_after_own_draw": PENALTY_ONLY_AFTER_OWN_DRAW,
@@ -410,7 +448,8 @@ PROOFS_ISSUE: dict[str, Planted] = {
     "recycle_takes_the_top": RECYCLE_TAKES_THE_TOP, "under_pile_not_recycled": UNDER_PILE_NOT_RECYCLED,
     "recycle_not_counted": RECYCLE_NOT_COUNTED, "decision_by_totals": DECISION_BY_TOTALS,
     "decision_round_adds_totals": DECISION_ROUND_ADDS_TOTALS, "shield_on_active_player": SHIELD_ON_ACTIVE_PLAYER,
-    "bao_at_turn_start": BAO_AT_TURN_START,
+    "bao_at_turn_start": BAO_AT_TURN_START, "starter_lowest": STARTER_LOWEST, "trigger_on_take": TRIGGER_ON_TAKE,
+    "double_both_trigger": DOUBLE_BOTH_TRIGGER, "keep_old_under": KEEP_OLD_UNDER, "ara_same_player": ARA_SAME_PLAYER,
 }
 
 ALL: dict[str, Planted] = {**ISSUE, **PER_INVARIANT, **PROOFS_ISSUE}

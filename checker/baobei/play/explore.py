@@ -12,7 +12,9 @@ the engine's compiled rules.
 - Search: breadth first over `Engine.legal_moves`, out-of-turn moves included; the depth is the
   number of moves since the deal, and all deals advance together one depth at a time, so the first
   failure found has the fewest moves over all deals. A round is the unit: a state in which a halt
-  of the rules holds (the round or the match is over) is judged, not expanded.
+  of the rules holds (the round or the match is over) is expanded only by the moves the halt allows
+  (the next deal), so that those moves are judged too (who starts the next round, who is dealt in);
+  the states they reach are judged, never expanded.
 - States: each is hashed by a key of everything that can change what happens next: tableaux,
   piles, hands, the active player, the phase, the variables, open windows, waiting abilities,
   marks, the cards out of play, who is seated, the protection mask, the round, the generator's
@@ -321,8 +323,10 @@ class Search:
             judged: set[tuple[int, int]] = set()  # (state reached, mover): a transition is judged once
             idle: Idle = {}  # the transition verdicts over this state's moves that changed nothing they read
             broken = parents.get(id(st), frozenset())
+            # A halted state's moves (the next deal) leave the round: what they reach is judged, not expanded.
+            leaves = self.eng.halt(st) is not None
             for move in list(self.eng.legal_moves(st)):
-                child = self._follow(st, move, deal, trace, level)
+                child = self._follow(st, move, deal, trace, level, leaves)
                 if child is None:
                     continue
                 key = self.key(child)
@@ -331,14 +335,16 @@ class Search:
                 judged.add((key, move.player))
                 changed = changed_parts(st, child)
                 self._judge_move(st, move, child, (changed, idle), deal, (trace, move), level)
-                if self._new(child, key, deal, (trace, move), level, (st, broken, changed)):
+                if self._new(child, key, deal, (trace, move), level, (st, broken, changed)) and not leaves:
                     out.append((child, deal, (trace, move)))
                 if self.report.truncated:
                     return out
         return out
 
-    def _follow(self, st: State, move: Move, deal: int, trace: Trace, level: int) -> State | None:
-        """The state after a legal move; None when the engine cannot make it (a failure of the rules)."""
+    def _follow(self, st: State, move: Move, deal: int, trace: Trace, level: int, leaves: bool = False
+                ) -> State | None:
+        """The state after a legal move; None when the engine cannot make it (a failure of the rules). `leaves`:
+        the move leaves the round (a deal), so the phase it reaches is not one the round enters again."""
         child = st.copy()
         self.report.moves += 1
         try:
@@ -347,7 +353,7 @@ class Search:
             self._fail(RULES_RUN, f"{RULES_FAILED}: {err}", deal, (trace, move), level)
             return None
         knowing = self.knowing
-        if knowing is not None and st.phase not in knowing and child.phase in knowing:
+        if knowing is not None and not leaves and st.phase not in knowing and child.phase in knowing:
             self.report.returned = True
         return child
 
@@ -360,8 +366,9 @@ class Search:
 
     def _new(self, st: State, key: int, deal: int, trace: Trace, level: int,
              parent: tuple[State, frozenset[str], set[str]] | None = None) -> bool:
-        """Judge a state first reached now; whether it is new and to be expanded. `parent`: the state it was
-        reached from, the state invariants that one broke, and what the move changed (None: a start)."""
+        """Judge a state first reached now; whether it is new (to be expanded, unless the move that reached it
+        left the round). `parent`: the state it was reached from, the state invariants that one broke, and what
+        the move changed (None: a start)."""
         if key in self.seen:
             return False
         self.seen.add(key)
@@ -379,7 +386,7 @@ class Search:
             self._fail(f"progress {decl.ident}", progress_message(decl), deal, trace, level)
         if self.max_states is not None and self.report.states >= self.max_states:
             self.report.truncated = True
-        return self.eng.halt(st) is None
+        return True
 
     def _fail(self, label: str, message: str, deal: int, trace: Trace, level: int) -> None:
         if label in self.report.failures:

@@ -401,8 +401,9 @@ BAO_AT_TURN_START = Planted((
     "invariant bao_called_at_own_turn_end", 5)
 
 # ---------------------------------------------------------------- further slips (the twenty-third session)
-# Found by planting each in a copy of the rules and running `baobei verify` with its defaults: no property stated
-# the rule each breaks, so rules/09_invariants.bao has one for each now, with its scenario in scenarios/properties/.
+# Found by planting each in a copy of the rules and running `baobei verify` with its defaults, which missed them: no
+# property stated the rule each breaks (rules/09_invariants.bao has one for each now, with its scenario in
+# scenarios/properties/), or, for the decision round's deal, no scenario's table lay where the search reaches it.
 
 # The next round is started by the lowest noted score, not the highest (`least` for `most` in choose_starter,
 # [P11]). Caught by starter_noted_most at the deal: the search follows the deal out of a scored round.
@@ -437,6 +438,28 @@ ARA_SAME_PLAYER = Planted((
      '  require a != b else "choose two face-down cards" § 6.5 [P131, P132]\n'),),
     "invariant ability_fills_one_slot_each", 3, table="properties/ability_fills_one_slot_each", players=3)
 
+# Taking the discard turns the replaced card up but opens no window on it (the `open window` line of `take` lost,
+# [P33]). Caught by turned_up_card_is_a_reference at the take.
+TAKE_NO_WINDOW = Planted((
+    ("03_turn.bao",
+     '    move c to slot\n    # § 2.3 [P33]: the others may pluck with the card that came up; [P34] nothing triggers.\n'
+     '    open window "discard" on old for others(actor)\n', '    move c to slot\n'),),
+    "invariant turned_up_card_is_a_reference", 1, table="properties/turned_up_card_is_a_reference")
+
+# The shield's protection forgets the automatic final phase (`and not final_phase` lost, [P167]): the caller stays
+# protected in the final phase. Caught by no_shield_in_final_phase at the second recycle.
+SHIELD_IN_FINAL_PHASE = Planted((
+    ("06_bao.bao", 'tableau of p when p == bao_caller and shield == "active" and not final_phase',
+     'tableau of p when p == bao_caller and shield == "active"'),),
+    "invariant no_shield_in_final_phase", 1, table="properties/no_shield_in_final_phase")
+
+# The deal of a decision round forgets its players (`start round` for `start round with contenders`, [P117]): everyone
+# plays it. Caught by the lemma decision_among_tied at the deal, from a table where the decision is due.
+DECISION_DEALS_EVERYONE = Planted((
+    ("07_scoring.bao", 'if phase == "decision_due" { start round with contenders } else { start round }',
+     'start round'),),
+    "invariant decision_among_tied", 1, table="scoring/decision_round_dealt_to_contenders", players=3)
+
 PROOFS_ISSUE: dict[str, Planted] = {
     "own_draw_window_for_all": OWN_DRAW_WINDOW_FOR_ALL, "active_plucks_own_discard": ACTIVE_PLUCKS_OWN_DISCARD,
     "gift_not_given": GIFT_NOT_GIVEN, "penalty_only_after_own_draw": PENALTY_ONLY_AFTER_OWN_DRAW,
@@ -450,6 +473,8 @@ PROOFS_ISSUE: dict[str, Planted] = {
     "decision_round_adds_totals": DECISION_ROUND_ADDS_TOTALS, "shield_on_active_player": SHIELD_ON_ACTIVE_PLAYER,
     "bao_at_turn_start": BAO_AT_TURN_START, "starter_lowest": STARTER_LOWEST, "trigger_on_take": TRIGGER_ON_TAKE,
     "double_both_trigger": DOUBLE_BOTH_TRIGGER, "keep_old_under": KEEP_OLD_UNDER, "ara_same_player": ARA_SAME_PLAYER,
+    "take_no_window": TAKE_NO_WINDOW, "shield_in_final_phase": SHIELD_IN_FINAL_PHASE,
+    "decision_deals_everyone": DECISION_DEALS_EVERYONE,
 }
 
 ALL: dict[str, Planted] = {**ISSUE, **PER_INVARIANT, **PROOFS_ISSUE}

@@ -460,6 +460,20 @@ DECISION_DEALS_EVERYONE = Planted((
      'start round'),),
     "invariant decision_among_tied", 1, table="scoring/decision_round_dealt_to_contenders", players=3)
 
+# The pluck forgets whose window it is (`require actor in window_players` lost, [P46], [P47]): anyone plucks with
+# the drawer's secret card, the active player with the own discard. Caught by pluck_by_window_players.
+PLUCK_ANY_WINDOW = Planted((
+    ("04_pluck.bao",
+     '  require actor in window_players else "this reference is not yours to pluck with: after an own draw only the'
+     ' drawer, after a discard everyone but the active player" § 3.2 [P46, P47] § 2.3 [P33]\n', ""),),
+    "invariant pluck_by_window_players", 2, table="properties/pluck_by_window_players")
+
+# The Riesentukan's user looks at the card it adds ([P136]: nobody may). Caught by added_card_unseen.
+RIESENTUKAN_USER_LOOKS = Planted((
+    ("05_abilities.bao", "    draw into free_slot(victim, none) as c\n",
+     "    draw into free_slot(victim, none) as c\n    if c != none { peek actor c }\n"),),
+    "invariant added_card_unseen", 3, table="properties/added_card_unseen")
+
 PROOFS_ISSUE: dict[str, Planted] = {
     "own_draw_window_for_all": OWN_DRAW_WINDOW_FOR_ALL, "active_plucks_own_discard": ACTIVE_PLUCKS_OWN_DISCARD,
     "gift_not_given": GIFT_NOT_GIVEN, "penalty_only_after_own_draw": PENALTY_ONLY_AFTER_OWN_DRAW,
@@ -474,7 +488,8 @@ PROOFS_ISSUE: dict[str, Planted] = {
     "bao_at_turn_start": BAO_AT_TURN_START, "starter_lowest": STARTER_LOWEST, "trigger_on_take": TRIGGER_ON_TAKE,
     "double_both_trigger": DOUBLE_BOTH_TRIGGER, "keep_old_under": KEEP_OLD_UNDER, "ara_same_player": ARA_SAME_PLAYER,
     "take_no_window": TAKE_NO_WINDOW, "shield_in_final_phase": SHIELD_IN_FINAL_PHASE,
-    "decision_deals_everyone": DECISION_DEALS_EVERYONE,
+    "decision_deals_everyone": DECISION_DEALS_EVERYONE, "pluck_any_window": PLUCK_ANY_WINDOW,
+    "riesentukan_user_looks": RIESENTUKAN_USER_LOOKS,
 }
 
 ALL: dict[str, Planted] = {**ISSUE, **PER_INVARIANT, **PROOFS_ISSUE}

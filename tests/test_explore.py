@@ -83,6 +83,8 @@ CATCHING_SCENARIO = {
     "take_no_window": "properties/turned_up_card_is_a_reference",
     "shield_in_final_phase": "properties/no_shield_in_final_phase",
     "decision_deals_everyone": "scoring/decision_round_dealt_to_contenders",
+    "pluck_any_window": "properties/pluck_by_window_players",
+    "riesentukan_user_looks": "properties/added_card_unseen",
     "under_pile_not_recycled": "properties/recycle_keeps_the_top",
     "recycle_not_counted": "properties/recycle_keeps_the_top",
     "decision_by_totals": "properties/decision_won_by_noted_score",

@@ -526,12 +526,13 @@ ARA_SWAP_FORGETS = Planted((
     players=3)
 
 # The Riesentukan's card is looked at by the player who receives it ([P135]: put in unseen). Caught by
-# abilities_teach_their_user and looks_stay_secret: the user's move teaches another player a card nobody else knows.
+# added_card_unseen (the card it adds stays unseen, [P136]; the replay names it first), abilities_teach_their_user
+# and looks_stay_secret: the user's move teaches another player a card nobody else knows.
 RIESENTUKAN_SEEN_BY_RECEIVER = Planted((
     ("05_abilities.bao", "    draw into free_slot(victim, none) as c\n",
      "    draw into free_slot(victim, none) as c\n    if c != none { peek victim c }\n"),),
-    "invariant abilities_teach_their_user", 3, table="birds/riesentukan_adds_card",
-    also=("invariant looks_stay_secret",))
+    "invariant added_card_unseen", 3, table="birds/riesentukan_adds_card",
+    also=("invariant abilities_teach_their_user", "invariant looks_stay_secret"))
 
 # A Weisspelikan's secret look written as a `show`: everyone sees the card ([P127]: only the user). Everyone
 # knows it afterwards, so looks_stay_secret cannot tell it from the Braunpelikan's show; caught by

@@ -818,7 +818,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--carry", action="store_true",
                            help="seal the current record with a digest of every query to Z3 it rests on "
                                 "(--players N: that count only); or carry a stale one, every count, over an edit "
-                                "of the code or the rules, asking Z3 again the queries that changed")
+                                "of the code or the rules, asking Z3 again the queries that changed; either way, "
+                                "a property the record never tried is tried with the record's claims")
             p.add_argument("--tables", type=named, metavar="PATH", default=None,
                            help="scenarios whose tables the engine's search starts from too (default: the "
                                 "project's scenarios/)")

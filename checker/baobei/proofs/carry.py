@@ -33,6 +33,7 @@ from ..language.words import plural
 from ..play.explore import NAMES  # the names verify gives induction
 from . import certificate
 from . import terms as T
+from .additions import reason, state_claims, trying, untried, without
 from .certificate import (
     SEAL,
     add_seals,
@@ -44,7 +45,7 @@ from .certificate import (
     rules_digest,
 )
 from .induction import CHECK_MS, FALSE, RETRY_MS
-from .seal import DEAL, MOVE, Built, build
+from .seal import DEAL, INVARIANT, MOVE, Built, build
 from .translate import Z
 
 # The code that says what a seal is: compared as source, byte for byte. A seal made by other code is no
@@ -52,17 +53,28 @@ from .translate import Z
 ASKERS = ("proofs/seal.py",)
 
 
-def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = lambda: None) -> list[str]:
-    """Ask Z3 the queries of these parts again: what each failed to prove, in the words of a line. As induction
-    asks them: without the facts about every state first (they make Z3's queries larger, and a claim proved
-    without them must not be lost to Z3's time), then with them for what is left."""
+@dataclass(frozen=True)
+class Unproved:
+    """A claim a query asked again did not prove: where (the deal, or a move's name) and why."""
+
+    claim: str
+    where: str
+    why: str
+
+    def line(self) -> str:
+        return f"{self.claim} after {'the deal' if self.where == DEAL else self.where} ({self.why})"
+
+
+def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = lambda: None) -> list[Unproved]:
+    """Ask Z3 the queries of these parts again: what each failed to prove. As induction asks them: without the
+    facts about every state first (they make Z3's queries larger, and a claim proved without them must not be
+    lost to Z3's time), then with them for what is left."""
     wanted = set(parts)
     rel = built.rel
     assert rel is not None
-    failed: list[str] = []
+    failed: list[Unproved] = []
     if DEAL in wanted:
-        failed += [f"{name} after the deal ({why})" for name, why in _unproved(list(rel.side), built.deal,
-                                                                                  deadline).items()]
+        failed += [Unproved(name, DEAL, why) for name, why in _unproved(list(rel.side), built.deal, deadline).items()]
     for move in built.moves:
         if MOVE + move.step.cm.name not in wanted:
             continue
@@ -72,7 +84,7 @@ def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = l
             left = _unproved(alone, goals, deadline)
             if left and built.facts:
                 left = _unproved(with_facts, {name: goals[name] for name in left}, deadline)
-            failed += [f"{name} after {move.step.cm.name} ({why})" for name, why in left.items()]
+            failed += [Unproved(name, move.step.cm.name, why) for name, why in left.items()]
     return failed
 
 
@@ -165,6 +177,7 @@ def carry_record(rules: Ruleset, rules_dir: Path, selected: list[int] | None, te
         sealed = sum(now.sealed(entry) for entry in entries.values()) + len(todo)
         tell(f"carry     the record is current; sealed {plural(len(todo), 'player count')} now, "
              f"{sealed} of {len(entries)} sealed")
+        _extend_current(rules, rules_dir, now, selected, tell, workers)
         return True
     why = _why_not(entries, now)
     updates: dict[int, dict[str, Any]] = {}
@@ -176,8 +189,40 @@ def carry_record(rules: Ruleset, rules_dir: Path, selected: list[int] | None, te
     carry_to(rules_dir, old, now.key, updates)
     asked = sum(len(update[SEAL]["reproved"]) for update in updates.values())
     tell(f"carry     carried the record for {counts_text(sorted(entries))} to the current code and rules: "
-         f"{queries(asked)} that changed proved again, every other one the same as it was proved")
+         f"{queries(asked)} that changed proved again, every other one the same as it was proved"
+         + ("" if not any("inductive" in update for update in updates.values()) else "; the properties it never "
+            "tried: " + "; ".join(f"{n} players {_added(entries[n], update)}" for n, update in sorted(updates.items())
+                                  if "inductive" in update)))
     return True
+
+
+def _extend_current(rules: Ruleset, rules_dir: Path, now: Now, selected: list[int] | None,
+                    tell: Callable[[str], None], workers: int) -> None:
+    """A current record's sealed counts (those in `selected`) whose entry never tried some of the rules'
+    properties: each tried with the entry's claims (additions.py), the record kept under its key."""
+    found = recorded(rules_dir)
+    assert found is not None
+    entries = found[1]
+    todo = [n for n in sorted(entries) if (selected is None or n in selected) and now.sealed(entries[n])
+            and untried(rules, n, entries[n]).any()]
+    if not todo:
+        return
+    updates: dict[int, dict[str, Any]] = {}
+    for n, why, update in _each_count(lambda n: _carried(rules, n, entries[n], now, tell), todo, workers):
+        if why:
+            tell(f"carry     the properties the record never tried were not added: {why}")
+            return
+        updates[n] = update
+    carry_to(rules_dir, now.key, now.key, updates)
+    tell(f"carry     tried the properties the record never tried, for {counts_text(todo)}: "
+         + "; ".join(f"{n} players {_added(entries[n], updates[n])}" for n in todo))
+
+
+def _added(entry: dict[str, Any], update: dict[str, Any]) -> str:
+    """"2 proved, 1 not": what trying the untried properties did to a count's entry."""
+    proved = len(set(update.get("inductive", [])) - set(entry["inductive"]))
+    dropped = len(set(update.get("dropped", {})) - set(entry["dropped"]))
+    return f"{proved} proved, {dropped} not"
 
 
 _JOB: Callable[[int], tuple[str, dict[str, Any]]] | None = None  # what a forked worker runs for a count
@@ -225,18 +270,50 @@ def _sealed(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Calla
 
 def _carried(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Callable[[str], None]
              ) -> tuple[str, dict[str, Any]]:
-    """Why a count's entry cannot be carried ("" when it can), and its entry's new seal and facts."""
+    """Why a count's entry cannot be carried ("" when it can), and its update: the new seal, the facts, and
+    the properties the entry never tried, each proved with its claims or dropped (additions.py)."""
     tell(f"  ... {n} players: building every query induction's record rests on")
-    built = build(rules, n, list(NAMES[:n]), entry)
+    new = untried(rules, n, entry)
+    if new.any():
+        tell(f"  ... {n} players: trying {properties(len(new.labels))} the record never "
+             f"tried, with its claims: " + ", ".join(label.removeprefix(INVARIANT) for label in new.labels))
+    built = build(rules, n, list(NAMES[:n]), trying(entry, new.labels))
     old = entry[SEAL]["parts"]
-    changed = [part for part, digest in built.parts.items() if old.get(part) != digest]
-    if changed:
-        tell(f"  ... {n} players: asking Z3 again {queries(len(changed))} of {len(built.parts)}, changed: "
-             + ", ".join(changed))
-        failed = reprove(built, changed)
-        if failed:
-            return f"with {n} players, {failed[0]}" + (f" and {len(failed) - 1} more" if len(failed) > 1 else ""), {}
-    return "", {SEAL: {**now.seal_of(built.parts), "reproved": changed}, "facts": sorted(built.facts_proved)}
+    ask = [part for part, digest in built.parts.items() if old.get(part) != digest]
+    adding, dropped, asked = set(new.labels), dict(new.left_out), set(ask)
+    while ask:
+        tell(f"  ... {n} players: asking Z3 again {queries(len(ask))} of {len(built.parts)}, changed: "
+             + ", ".join(ask))
+        failed = reprove(built, ask)
+        lost = {f.claim: f for f in failed if INVARIANT + f.claim in adding}
+        kept = [f for f in failed if INVARIANT + f.claim not in adding]
+        if kept:
+            assumed = {label.removeprefix(INVARIANT) for label in adding} & state_claims(built)
+            if not assumed:
+                return f"with {n} players, {kept[0].line()}" + (f" and {len(kept) - 1} more" if len(kept) > 1
+                                                                  else ""), {}
+            # The record's claims were proved assuming less: the new ones made the queries too hard for Z3.
+            lost.update({name: Unproved(name, kept[0].where, "Z3 lost a claim of the record when it was "
+                                                               "assumed") for name in assumed})
+        for name, why in lost.items():
+            dropped[INVARIANT + name] = reason(why.where, why.why)
+        adding -= {INVARIANT + name for name in lost}
+        again = set(without(built, set(lost)) if lost else [])
+        again |= {DEAL if f.where == DEAL else MOVE + f.where for f in kept}  # asked again, to fail or pass alone
+        ask = [part for part in sorted(again) if old.get(part) != built.parts[part]]  # else proved as sealed
+        asked |= set(ask)
+    update: dict[str, Any] = {SEAL: {**now.seal_of(built.parts), "reproved": sorted(asked)},
+                              "facts": sorted(built.facts_proved)}
+    if new.any():
+        update["inductive"] = sorted({*entry["inductive"], *adding})
+        update["dropped"] = dict(sorted({**entry["dropped"], **dropped}.items()))
+        tell(f"  ... {n} players: {len(adding)} of {properties(len(new.labels))} the record "
+             f"never tried proved for every reachable state")
+    return "", update
+
+
+def properties(n: int) -> str:
+    return f"{n} {'property' if n == 1 else 'properties'}"
 
 
 def queries(n: int) -> str:

@@ -258,12 +258,14 @@ def add_seals(rules_dir: Path, seals: dict[int, dict[str, Any]], current: str) -
 
 def carry_to(rules_dir: Path, old: str, new: str, updates: dict[int, dict[str, Any]]) -> Path:
     """The record made under `old`, now under `new`, each count's entry with its `updates` (a new seal, the facts
-    assumed): carry.py found every question of the record the same, or proved again those that changed."""
+    assumed, the properties it tried since): carry.py found every question of the record the same, or proved
+    again those that changed. With `new` the same as `old` the record stays where it is (properties added)."""
     with _unchanged(rules_dir, old, "not carried") as data:
         counts = data.get("counts", {})
         for n, fields in updates.items():
             counts[str(n)].update(fields)
-        return _write(rules_dir, new, counts, [*data.get(CARRIED, []), old])
+        carried = data.get(CARRIED, [])
+        return _write(rules_dir, new, counts, carried if old == new else [*carried, old])
 
 
 @contextlib.contextmanager

@@ -301,7 +301,10 @@ def docs_markdown(rules: Ruleset, source: str, results: list[Result], methods: d
            "while that digest is the current one. Each count's record is sealed with a digest of every query to Z3 "
            "it rests on (the deal, each move): after an edit of that code or of the rules, `baobei verify --carry` "
            "builds the queries again, asks Z3 those that changed, and carries the record over when every one is "
-           "still proved.", ""]
+           "still proved. A property added to the rules after the record was made is tried there too: it joins "
+           "the record's claims (a state claim is assumed before every move with them), and is proved for every "
+           "reachable state when the deal and every move keep it; otherwise it is dropped, with the move that "
+           "breaks it.", ""]
     if stale:
         out += [f"The record is for other rules or another prover (player counts {', '.join(map(str, stale))}): "
                 "it is not used here; `baobei verify --carry` carries it over the edit when every query that changed "

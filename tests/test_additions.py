@@ -139,3 +139,16 @@ def test_carry_adds_to_a_current_record_and_keeps_its_key(tmp_path: Path, monkey
     assert kept(rules_dir).reports[2].inductive == {INVARIANT + "peek_limit", TAKE}
     asked.clear()
     assert carry_record(load_ruleset(rules_dir), rules_dir, None, lines.append) and asked == []  # nothing left
+
+
+def test_the_committed_record_is_current_and_tried_every_property_of_the_rules() -> None:
+    """The record shipped with the rules is for these rules and this code, at every allowed count, and tried
+    each of the rules' properties about reachable states (after adding one, `baobei verify --carry` tries it)."""
+    rules_dir = default_rules_dir()
+    rules = load_ruleset(rules_dir)
+    found = kept(rules_dir)
+    assert not found.stale, "the record is stale: `baobei verify --carry` carries it over the edit"
+    assert sorted(found.reports) == list(range(rules.min_players, rules.max_players + 1))
+    entries = json.loads((rules_dir / FILE).read_text(encoding="utf-8"))["counts"]
+    for n in found.reports:
+        assert not untried(rules, n, entries[str(n)]).any(), f"{n} players: `baobei verify --carry` tries them"

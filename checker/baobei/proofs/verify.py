@@ -466,7 +466,8 @@ def relation_detail(label: str, relation: Transitions) -> str:
             f"{', '.join(ind.facts)}" if ind.facts else ""
         text = "proved for every reachable state (induction: kept by every move of the rules from any state " \
                f"satisfying the proved claims, cards free; lemmas: {', '.join(ind.lemmas) or 'none'}{facts}" + \
-               (f"; recorded by `verify --certify` in {FILE}" if ind.kept else "") + "); " + text
+               (f"; recorded in {FILE} by `verify --certify`, or by `verify --carry` for a property added later"
+                if ind.kept else "") + "); " + text
     elif relation.induction is not None and label in relation.induction.dropped:
         text = f"induction did not prove it: {relation.induction.dropped[label]}; " + text
     return text

@@ -88,6 +88,8 @@ def test_a_new_claim_kept_by_every_move_is_added_and_one_broken_is_dropped(monke
     # `bounded` was assumed before the move: the move was asked again without it, and the seal is the digest
     # of the queries that prove what the record now says.
     assert sum(line.startswith("  ... 2 players: asking Z3 again") for line in lines) == 2
+    assert [line for line in lines if " asking move" in line] == ["  ... 2 players: asking move m (1 of 2)",
+                                                                  "  ... 2 players: asking move m (1 of 1)"]
     assert update[SEAL]["parts"] == built_for({"inductive": update["inductive"]}).parts
     assert update[SEAL]["reproved"] == sorted([DEAL, MOVE + "m"])
 
@@ -120,7 +122,7 @@ def test_carry_adds_to_a_current_record_and_keeps_its_key(tmp_path: Path, monkey
         return Built(parts={part: digest + (" take" if with_take and part != DEAL else "")
                             for part, digest in parts[players].items()})
 
-    def reprove(built: Built, ask: list[str]) -> list[carry.Unproved]:
+    def reprove(built: Built, ask: list[str], asking: Any = None) -> list[carry.Unproved]:
         asked.append(sorted(ask))
         return []
 

@@ -188,7 +188,7 @@ class Queries:
 def queries(monkeypatch: pytest.MonkeyPatch) -> Queries:
     out = Queries()
 
-    def reprove(built: Built, parts: list[str]) -> list[carry.Unproved]:
+    def reprove(built: Built, parts: list[str], asking: Any = None) -> list[carry.Unproved]:
         out.asked.append(sorted(parts))
         return out.failing
 

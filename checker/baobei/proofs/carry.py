@@ -65,10 +65,11 @@ class Unproved:
         return f"{self.claim} after {'the deal' if self.where == DEAL else self.where} ({self.why})"
 
 
-def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = lambda: None) -> list[Unproved]:
+def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = lambda: None,
+            asking: Callable[[str], None] = lambda part: None) -> list[Unproved]:
     """Ask Z3 the queries of these parts again: what each failed to prove. As induction asks them: without the
     facts about every state first (they make Z3's queries larger, and a claim proved without them must not be
-    lost to Z3's time), then with them for what is left."""
+    lost to Z3's time), then with them for what is left. `asking` hears of each part as it is asked."""
     wanted = set(parts)
     rel = built.rel
     assert rel is not None
@@ -78,6 +79,7 @@ def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = l
     for move in built.moves:
         if MOVE + move.step.cm.name not in wanted:
             continue
+        asking(MOVE + move.step.cm.name)
         alone = [*rel.side, move.step.allowed, T.not_(rel.pre[("err",)]), *built.before.values()]
         with_facts = [*alone, *built.facts, *move.step.facts]
         for goals in (move.claims, move.transitions):
@@ -284,7 +286,7 @@ def _carried(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Call
     while ask:
         tell(f"  ... {n} players: asking Z3 again {queries(len(ask))} of {len(built.parts)}, changed: "
              + ", ".join(ask))
-        failed = reprove(built, ask)
+        failed = reprove(built, ask, asking=_counted(n, len(ask), tell))
         lost = {f.claim: f for f in failed if INVARIANT + f.claim in adding}
         kept = [f for f in failed if INVARIANT + f.claim not in adding]
         if kept:
@@ -310,6 +312,12 @@ def _carried(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Call
         tell(f"  ... {n} players: {len(adding)} of {properties(len(new.labels))} the record "
              f"never tried proved for every reachable state")
     return "", update
+
+
+def _counted(players: int, total: int, tell: Callable[[str], None]) -> Callable[[str], None]:
+    """A progress line for each query asked again: a count's asking takes many minutes."""
+    count = iter(range(1, total + 1))
+    return lambda part: tell(f"  ... {players} players: asking {part} ({next(count, total)} of {total})")
 
 
 def properties(n: int) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 from ..language.ruleset import Ruleset
 from . import terms as T
 from .induction import classify
-from .seal import DEAL, INVARIANT, MOVE, Built, SideIndex, _digests, constants_in
+from .seal import INVARIANT, MOVE, Built, SideIndex, _digests, constants_in
 
 
 @dataclass
@@ -80,10 +80,3 @@ def without(built: Built, names: set[str]) -> list[str]:
     built.parts = _digests(built, SideIndex(rel.side, state))
     return [MOVE + move.step.cm.name for move in built.moves] if assumed else []
 
-
-def reason(where: str, why: str) -> str:
-    """Why a property tried with the record's claims was not proved, as the record words a dropped claim."""
-    place = "the deal" if where == DEAL else where
-    if why.startswith("Z3"):
-        return f"not proved after {place} with the record's claims ({why}; tried by `verify --carry`)"
-    return f"not kept by {place} from a state satisfying the record's claims (tried by `verify --carry`)"

@@ -33,7 +33,7 @@ from ..language.words import plural
 from ..play.explore import NAMES  # the names verify gives induction
 from . import certificate
 from . import terms as T
-from .additions import reason, state_claims, trying, untried, without
+from .additions import state_claims, trying, untried, without
 from .certificate import (
     SEAL,
     add_seals,
@@ -61,8 +61,18 @@ class Unproved:
     where: str
     why: str
 
+    @property
+    def place(self) -> str:
+        return "the deal" if self.where == DEAL else self.where
+
     def line(self) -> str:
-        return f"{self.claim} after {'the deal' if self.where == DEAL else self.where} ({self.why})"
+        return f"{self.claim} after {self.place} ({self.why})"
+
+    def reason(self) -> str:
+        """Why a property tried with the record's claims was not proved, as the record words a dropped claim."""
+        if self.why.startswith("Z3"):
+            return f"not proved after {self.place} with the record's claims ({self.why}; tried by `verify --carry`)"
+        return f"not kept by {self.place} from a state satisfying the record's claims (tried by `verify --carry`)"
 
 
 def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = lambda: None,
@@ -192,9 +202,7 @@ def carry_record(rules: Ruleset, rules_dir: Path, selected: list[int] | None, te
     asked = sum(len(update[SEAL]["reproved"]) for update in updates.values())
     tell(f"carry     carried the record for {counts_text(sorted(entries))} to the current code and rules: "
          f"{queries(asked)} that changed proved again, every other one the same as it was proved"
-         + ("" if not any("inductive" in update for update in updates.values()) else "; the properties it never "
-            "tried: " + "; ".join(f"{n} players {_added(entries[n], update)}" for n, update in sorted(updates.items())
-                                  if "inductive" in update)))
+         + (f"; the properties it never tried: {tried}" if (tried := _tried(entries, updates)) else ""))
     return True
 
 
@@ -216,15 +224,18 @@ def _extend_current(rules: Ruleset, rules_dir: Path, now: Now, selected: list[in
             return
         updates[n] = update
     carry_to(rules_dir, now.key, now.key, updates)
-    tell(f"carry     tried the properties the record never tried, for {counts_text(todo)}: "
-         + "; ".join(f"{n} players {_added(entries[n], updates[n])}" for n in todo))
+    tell(f"carry     tried the properties the record never tried, for {counts_text(todo)}: {_tried(entries, updates)}")
 
 
-def _added(entry: dict[str, Any], update: dict[str, Any]) -> str:
-    """"2 proved, 1 not": what trying the untried properties did to a count's entry."""
-    proved = len(set(update.get("inductive", [])) - set(entry["inductive"]))
-    dropped = len(set(update.get("dropped", {})) - set(entry["dropped"]))
-    return f"{proved} proved, {dropped} not"
+def _tried(entries: dict[int, dict[str, Any]], updates: dict[int, dict[str, Any]]) -> str:
+    """"2 players 2 proved, 1 not; ...": what trying the untried properties did to each count's entry ("" when
+    no update tried any)."""
+    out = []
+    for n, update in sorted(updates.items()):
+        if "inductive" in update:
+            proved = len(set(update["inductive"]) - set(entries[n]["inductive"]))
+            out.append(f"{n} players {proved} proved, {len(set(update['dropped']) - set(entries[n]['dropped']))} not")
+    return "; ".join(out)
 
 
 _JOB: Callable[[int], tuple[str, dict[str, Any]]] | None = None  # what a forked worker runs for a count
@@ -298,7 +309,7 @@ def _carried(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Call
             lost.update({name: Unproved(name, kept[0].where, "Z3 lost a claim of the record when it was "
                                                                "assumed") for name in assumed})
         for name, why in lost.items():
-            dropped[INVARIANT + name] = reason(why.where, why.why)
+            dropped[INVARIANT + name] = why.reason()
         adding -= {INVARIANT + name for name in lost}
         again = set(without(built, set(lost)) if lost else [])
         again |= {DEAL if f.where == DEAL else MOVE + f.where for f in kept}  # asked again, to fail or pass alone

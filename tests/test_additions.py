@@ -122,7 +122,8 @@ def test_carry_adds_to_a_current_record_and_keeps_its_key(tmp_path: Path, monkey
         return Built(parts={part: digest + (" take" if with_take and part != DEAL else "")
                             for part, digest in parts[players].items()})
 
-    def reprove(built: Built, ask: list[str], asking: Any = None) -> list[carry.Unproved]:
+    def reprove(built: Built, ask: list[str], asking: Any = None,
+                tentative: frozenset[str] = frozenset()) -> list[carry.Unproved]:
         asked.append(sorted(ask))
         return []
 

@@ -76,10 +76,16 @@ class Unproved:
 
 
 def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = lambda: None,
-            asking: Callable[[str], None] = lambda part: None) -> list[Unproved]:
+            asking: Callable[[str], None] = lambda part: None, tentative: frozenset[str] = frozenset()
+            ) -> list[Unproved]:
     """Ask Z3 the queries of these parts again: what each failed to prove. As induction asks them: without the
     facts about every state first (they make Z3's queries larger, and a claim proved without them must not be
-    lost to Z3's time), then with them for what is left. `asking` hears of each part as it is asked."""
+    lost to Z3's time), then with them for what is left. `asking` hears of each part as it is asked.
+
+    A `tentative` claim is one the caller drops when a query does not prove it (a property the record never
+    tried): once one part fails it, the later parts do not ask it (a goal Z3 gives up on costs minutes per
+    move); once a tentative claim the moves assume fails, nothing more is asked (every move is asked again
+    without it)."""
     wanted = set(parts)
     rel = built.rel
     assert rel is not None
@@ -87,12 +93,16 @@ def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = l
     if DEAL in wanted:
         failed += [Unproved(name, DEAL, why) for name, why in _unproved(list(rel.side), built.deal, deadline).items()]
     for move in built.moves:
+        given_up = {f.claim for f in failed} & tentative
+        if given_up & state_claims(built):
+            break
         if MOVE + move.step.cm.name not in wanted:
             continue
         asking(MOVE + move.step.cm.name)
         alone = [*rel.side, move.step.allowed, T.not_(rel.pre[("err",)]), *built.before.values()]
         with_facts = [*alone, *built.facts, *move.step.facts]
-        for goals in (move.claims, move.transitions):
+        for all_goals in (move.claims, move.transitions):
+            goals = {name: goal for name, goal in all_goals.items() if name not in given_up}
             left = _unproved(alone, goals, deadline)
             if left and built.facts:
                 left = _unproved(with_facts, {name: goals[name] for name in left}, deadline)
@@ -297,7 +307,8 @@ def _carried(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Call
     while ask:
         tell(f"  ... {n} players: asking Z3 again {queries(len(ask))} of {len(built.parts)}, changed: "
              + ", ".join(ask))
-        failed = reprove(built, ask, asking=_counted(n, len(ask), tell))
+        failed = reprove(built, ask, asking=_counted(n, len(ask), tell),
+                         tentative=frozenset(label.removeprefix(INVARIANT) for label in adding))
         lost = {f.claim: f for f in failed if INVARIANT + f.claim in adding}
         kept = [f for f in failed if INVARIANT + f.claim not in adding]
         if kept:

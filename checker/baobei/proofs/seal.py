@@ -60,6 +60,29 @@ DEAL = "the deal"
 MOVE = "move "
 
 
+
+
+def _unchecked(wrapper: Callable[..., Any]) -> Callable[..., Any]:
+    """The C function a z3core wrapper calls, without the error check the wrapper makes after it: the calls
+    below read a term that exists and cannot fail, and a digest makes millions of them (the check doubled
+    them). The wrapper itself where z3core is built otherwise."""
+    defaults = wrapper.__defaults__ or ()
+    return getattr(defaults[0], "f", wrapper) if defaults else wrapper
+
+
+class _C:
+    Z3_get_ast_id = staticmethod(_unchecked(z3core.Z3_get_ast_id))
+    Z3_get_ast_kind = staticmethod(_unchecked(z3core.Z3_get_ast_kind))
+    Z3_get_app_arg = staticmethod(_unchecked(z3core.Z3_get_app_arg))
+    Z3_get_app_num_args = staticmethod(_unchecked(z3core.Z3_get_app_num_args))
+    Z3_get_app_decl = staticmethod(_unchecked(z3core.Z3_get_app_decl))
+    Z3_get_quantifier_body = staticmethod(_unchecked(z3core.Z3_get_quantifier_body))
+    Z3_get_sort = staticmethod(_unchecked(z3core.Z3_get_sort))
+    Z3_get_sort_id = staticmethod(_unchecked(z3core.Z3_get_sort_id))
+    Z3_get_func_decl_id = staticmethod(_unchecked(z3core.Z3_get_func_decl_id))
+    Z3_get_decl_kind = staticmethod(_unchecked(z3core.Z3_get_decl_kind))
+
+
 class TermDigest:
     """SHA-256 over a sequence of labelled parts: texts and Z3 terms, each term by its whole DAG."""
 
@@ -70,6 +93,10 @@ class TermDigest:
         # answer that one with the old term's digest.
         self.alive: list[Any] = []
         self.ref = T._REF
+        # The text of each operator and sort met (by Z3's id; kept alive by the terms above): a term has
+        # few of them, printed once.
+        self.heads: dict[int, str] = {}
+        self.sorts: dict[int, str] = {}
 
     def text(self, label: str, value: object) -> None:
         self.out.update(b"\0" + label.encode() + b"\0" + repr(value).encode())
@@ -92,39 +119,43 @@ class TermDigest:
         return self.memo.get(ident)
 
     def node(self, root: Any) -> bytes:
-        """The digest of one term, its subterms first (iteratively: a term may be thousands deep)."""
-        todo: list[tuple[Any, bool]] = [(root, False)]
+        """The digest of one term, its subterms first (iteratively: a term may be thousands deep). A node
+        waits on the stack with its children's ids until they are digested."""
+        ref, ast_id, known = self.ref, _C.Z3_get_ast_id, self.known
+        todo: list[tuple[Any, list[Any] | None, list[int] | None]] = [(root, None, None)]
         while todo:
-            ast, ready = todo.pop()
-            ident = z3core.Z3_get_ast_id(self.ref, ast)
-            if self.known(ident) is not None:
+            ast, children, ids = todo.pop()
+            ident = ast_id(ref, ast)
+            if known(ident) is not None:
                 continue
-            children = self.children(ast)
-            if ready or not children:
-                self.memo[ident] = self.describe(ast, children)
-                continue
-            todo.append((ast, True))
-            todo += [(child, False) for child in children
-                     if self.known(z3core.Z3_get_ast_id(self.ref, child)) is None]
-        found = self.known(z3core.Z3_get_ast_id(self.ref, root))
+            if children is None:
+                children = self.children(ast)
+                ids = [ast_id(ref, child) for child in children]
+                if children:
+                    todo.append((ast, children, ids))
+                    todo += [(child, None, None) for child, i in zip(children, ids, strict=True) if known(i) is None]
+                    continue
+            assert ids is not None
+            self.memo[ident] = self.describe(ast, children, ids)
+        found = known(ast_id(ref, root))
         assert found is not None
         return found
 
     def children(self, ast: Any) -> list[Any]:
-        kind = z3core.Z3_get_ast_kind(self.ref, ast)
+        kind = _C.Z3_get_ast_kind(self.ref, ast)
         if kind == z3.Z3_APP_AST:
-            return [z3core.Z3_get_app_arg(self.ref, ast, i) for i in range(z3core.Z3_get_app_num_args(self.ref, ast))]
+            arg = _C.Z3_get_app_arg
+            return [arg(self.ref, ast, i) for i in range(_C.Z3_get_app_num_args(self.ref, ast))]
         if kind == z3.Z3_QUANTIFIER_AST:
-            return [z3core.Z3_get_quantifier_body(self.ref, ast)]
+            return [_C.Z3_get_quantifier_body(self.ref, ast)]
         return []
 
-    def describe(self, ast: Any, children: list[Any]) -> bytes:
-        kind = z3core.Z3_get_ast_kind(self.ref, ast)
-        sort = z3core.Z3_sort_to_string(self.ref, z3core.Z3_get_sort(self.ref, ast)) \
-            if kind in (z3.Z3_APP_AST, z3.Z3_NUMERAL_AST, z3.Z3_VAR_AST) else ""
+    def describe(self, ast: Any, children: list[Any], ids: list[int]) -> bytes:
+        kind = _C.Z3_get_ast_kind(self.ref, ast)
+        sort = self.sort(_C.Z3_get_sort(self.ref, ast)) if kind in (z3.Z3_APP_AST, z3.Z3_NUMERAL_AST, z3.Z3_VAR_AST) \
+            else ""
         if kind == z3.Z3_APP_AST and children:
-            decl = z3core.Z3_get_app_decl(self.ref, ast)
-            head = f"app {z3core.Z3_get_decl_kind(self.ref, decl)} {z3core.Z3_func_decl_to_string(self.ref, decl)}"
+            head = self.head(_C.Z3_get_app_decl(self.ref, ast))
         elif kind == z3.Z3_QUANTIFIER_AST:
             bound = z3core.Z3_get_quantifier_num_bound(self.ref, ast)
             sorts = [z3core.Z3_sort_to_string(self.ref, z3core.Z3_get_quantifier_bound_sort(self.ref, ast, i))
@@ -134,11 +165,26 @@ class TermDigest:
         else:  # a constant, a numeral, a bound variable: its text is the whole of it
             head = self.leaf(ast, kind)
         out = hashlib.sha256(f"{head} : {sort}".encode())
-        for child in children:
-            child_digest = self.known(z3core.Z3_get_ast_id(self.ref, child))
+        for ident in ids:
+            child_digest = self.known(ident)
             assert child_digest is not None
             out.update(child_digest)
         return out.digest()
+
+    def head(self, decl: Any) -> str:
+        ident = _C.Z3_get_func_decl_id(self.ref, decl)
+        found = self.heads.get(ident)
+        if found is None:
+            found = self.heads[ident] = (f"app {z3core.Z3_get_decl_kind(self.ref, decl)} "
+                                         f"{z3core.Z3_func_decl_to_string(self.ref, decl)}")
+        return found
+
+    def sort(self, sort: Any) -> str:
+        ident = _C.Z3_get_sort_id(self.ref, sort)
+        found = self.sorts.get(ident)
+        if found is None:
+            found = self.sorts[ident] = z3core.Z3_sort_to_string(self.ref, sort)
+        return found
 
     def leaf(self, ast: Any, kind: int) -> str:
         return f"leaf {kind} {z3core.Z3_ast_to_string(self.ref, ast)}"
@@ -146,9 +192,9 @@ class TermDigest:
 
 def is_constant(ref: Any, ast: Any) -> bool:
     """An uninterpreted constant: a value the query leaves to Z3 (not a numeral, not true or false)."""
-    if z3core.Z3_get_ast_kind(ref, ast) != z3.Z3_APP_AST or z3core.Z3_get_app_num_args(ref, ast):
+    if _C.Z3_get_ast_kind(ref, ast) != z3.Z3_APP_AST or _C.Z3_get_app_num_args(ref, ast):
         return False
-    return bool(z3core.Z3_get_decl_kind(ref, z3core.Z3_get_app_decl(ref, ast)) == z3.Z3_OP_UNINTERPRETED)
+    return bool(_C.Z3_get_decl_kind(ref, _C.Z3_get_app_decl(ref, ast)) == z3.Z3_OP_UNINTERPRETED)
 
 
 class QueryDigest(TermDigest):
@@ -165,6 +211,7 @@ class QueryDigest(TermDigest):
             self.shared = below.memo
             self.number = dict(below.number)
             self.alive = below.alive
+            self.heads, self.sorts = below.heads, below.sorts
 
     def known(self, ident: int) -> bytes | None:
         found = self.memo.get(ident)
@@ -184,18 +231,18 @@ def constants_in(ref: Any, term: Any) -> set[int]:
     todo = [term.as_ast()]
     while todo:
         ast = todo.pop()
-        ident = z3core.Z3_get_ast_id(ref, ast)
+        ident = _C.Z3_get_ast_id(ref, ast)
         if ident in seen:
             continue
         seen.add(ident)
         if is_constant(ref, ast):
             found.add(ident)
             continue
-        kind = z3core.Z3_get_ast_kind(ref, ast)
+        kind = _C.Z3_get_ast_kind(ref, ast)
         if kind == z3.Z3_APP_AST:
-            todo += [z3core.Z3_get_app_arg(ref, ast, i) for i in range(z3core.Z3_get_app_num_args(ref, ast))]
+            todo += [_C.Z3_get_app_arg(ref, ast, i) for i in range(_C.Z3_get_app_num_args(ref, ast))]
         elif kind == z3.Z3_QUANTIFIER_AST:
-            todo.append(z3core.Z3_get_quantifier_body(ref, ast))
+            todo.append(_C.Z3_get_quantifier_body(ref, ast))
     return found
 
 

@@ -68,14 +68,14 @@ NOW = Now("key", "rules", "askers")
 RECORD = {"inductive": [INVARIANT + "old"], "dropped": {INVARIANT + "gone": "a deal breaks it"}}
 
 
-def added(monkeypatch: pytest.MonkeyPatch, labels: list[str], old_step: int = 1) -> tuple[str, dict[str, Any],
-                                                                                         list[str]]:
+def added(monkeypatch: pytest.MonkeyPatch, labels: list[str], old_step: int = 1, current: bool = False
+          ) -> tuple[str, dict[str, Any], list[str]]:
     """`_carried` on the record above, sealed, with these properties untried (and one left out)."""
     entry = {**RECORD, SEAL: NOW.seal_of(built_for(RECORD).parts)}
     monkeypatch.setattr(carry, "build", lambda rules, players, names, tried: built_for(tried, old_step))
     monkeypatch.setattr(carry, "untried", lambda rules, players, tried: Untried(labels, {SEEN: "reads the cards"}))
     lines: list[str] = []
-    why, update = carry._carried(None, 2, entry, NOW, lines.append)  # type: ignore[arg-type]
+    why, update = carry._carried(None, 2, entry, NOW, lines.append, current=current)  # type: ignore[arg-type]
     return why, update, lines
 
 
@@ -109,6 +109,16 @@ def test_a_record_claim_a_changed_move_breaks_is_not_carried_with_or_without_the
     assert why == "with 2 players, old after m (a state breaks it)" and update == {}
 
 
+def test_on_a_current_record_only_the_new_claims_are_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A current record's queries are its sealed ones with the new claims added (as hypotheses and goals): its
+    own goals stay proved and are not asked. Here the move breaks the record's `old` (as no current record's
+    move could) and nothing asks it, while the new claims are judged as on a stale record."""
+    why, update, _ = added(monkeypatch, [INVARIANT + "bounded", INVARIANT + "grows"], old_step=-2, current=True)
+    assert why == "" and update["inductive"] == [INVARIANT + "grows", INVARIANT + "old"]
+    assert INVARIANT + "bounded" in update["dropped"]
+    assert added(monkeypatch, [INVARIANT + "bounded"], old_step=-2)[0].startswith("with 2 players, old after m")
+
+
 def test_carry_adds_to_a_current_record_and_keeps_its_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rules_dir = tmp_path / "rules"
     shutil.copytree(default_rules_dir(), rules_dir, ignore=shutil.ignore_patterns(FILE))
@@ -123,7 +133,7 @@ def test_carry_adds_to_a_current_record_and_keeps_its_key(tmp_path: Path, monkey
                             for part, digest in parts[players].items()})
 
     def reprove(built: Built, ask: list[str], asking: Any = None,
-                tentative: frozenset[str] = frozenset()) -> list[carry.Unproved]:
+                tentative: frozenset[str] = frozenset(), only: frozenset[str] | None = None) -> list[carry.Unproved]:
         asked.append(sorted(ask))
         return []
 

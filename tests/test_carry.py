@@ -233,7 +233,7 @@ def queries(monkeypatch: pytest.MonkeyPatch) -> Queries:
     out = Queries()
 
     def reprove(built: Built, parts: list[str], asking: Any = None,
-                tentative: frozenset[str] = frozenset()) -> list[carry.Unproved]:
+                tentative: frozenset[str] = frozenset(), only: frozenset[str] | None = None) -> list[carry.Unproved]:
         out.asked.append(sorted(parts))
         return out.failing
 

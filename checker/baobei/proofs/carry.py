@@ -76,8 +76,8 @@ class Unproved:
 
 
 def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = lambda: None,
-            asking: Callable[[str], None] = lambda part: None, tentative: frozenset[str] = frozenset()
-            ) -> list[Unproved]:
+            asking: Callable[[str], None] = lambda part: None, tentative: frozenset[str] = frozenset(),
+            only: frozenset[str] | None = None) -> list[Unproved]:
     """Ask Z3 the queries of these parts again: what each failed to prove. As induction asks them: without the
     facts about every state first (they make Z3's queries larger, and a claim proved without them must not be
     lost to Z3's time), then with them for what is left. `asking` hears of each part as it is asked.
@@ -85,13 +85,15 @@ def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = l
     A `tentative` claim is one the caller drops when a query does not prove it (a property the record never
     tried): once one part fails it, the later parts do not ask it (a goal Z3 gives up on costs minutes per
     move); once a tentative claim the moves assume fails, nothing more is asked (every move is asked again
-    without it)."""
+    without it). With `only`, the other goals are not asked: each was proved by a sealed query that this one
+    extends with hypotheses (a goal implied by fewer hypotheses is implied by more)."""
     wanted = set(parts)
     rel = built.rel
     assert rel is not None
     failed: list[Unproved] = []
     if DEAL in wanted:
-        failed += [Unproved(name, DEAL, why) for name, why in _unproved(list(rel.side), built.deal, deadline).items()]
+        goals = {name: goal for name, goal in built.deal.items() if only is None or name in only}
+        failed += [Unproved(name, DEAL, why) for name, why in _unproved(list(rel.side), goals, deadline).items()]
     for move in built.moves:
         given_up = {f.claim for f in failed} & tentative
         if given_up & state_claims(built):
@@ -102,7 +104,8 @@ def reprove(built: Built, parts: Iterable[str], deadline: Callable[[], None] = l
         alone = [*rel.side, move.step.allowed, T.not_(rel.pre[("err",)]), *built.before.values()]
         with_facts = [*alone, *built.facts, *move.step.facts]
         for all_goals in (move.claims, move.transitions):
-            goals = {name: goal for name, goal in all_goals.items() if name not in given_up}
+            goals = {name: goal for name, goal in all_goals.items()
+                     if name not in given_up and (only is None or name in only)}
             left = _unproved(alone, goals, deadline)
             if left and built.facts:
                 left = _unproved(with_facts, {name: goals[name] for name in left}, deadline)
@@ -228,7 +231,8 @@ def _extend_current(rules: Ruleset, rules_dir: Path, now: Now, selected: list[in
     if not todo:
         return
     updates: dict[int, dict[str, Any]] = {}
-    for n, why, update in _each_count(lambda n: _carried(rules, n, entries[n], now, tell), todo, workers):
+    for n, why, update in _each_count(lambda n: _carried(rules, n, entries[n], now, tell, current=True), todo,
+                                      workers):
         if why:
             tell(f"carry     the properties the record never tried were not added: {why}")
             return
@@ -291,8 +295,8 @@ def _sealed(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Calla
     return "", now.seal(rules, n, entry)
 
 
-def _carried(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Callable[[str], None]
-             ) -> tuple[str, dict[str, Any]]:
+def _carried(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Callable[[str], None],
+             current: bool = False) -> tuple[str, dict[str, Any]]:
     """Why a count's entry cannot be carried ("" when it can), and its update: the new seal, the facts, and
     the properties the entry never tried, each proved with its claims or dropped (additions.py)."""
     tell(f"  ... {n} players: building every query induction's record rests on")
@@ -307,8 +311,11 @@ def _carried(rules: Ruleset, n: int, entry: dict[str, Any], now: Now, tell: Call
     while ask:
         tell(f"  ... {n} players: asking Z3 again {queries(len(ask))} of {len(built.parts)}, changed: "
              + ", ".join(ask))
-        failed = reprove(built, ask, asking=_counted(n, len(ask), tell),
-                         tentative=frozenset(label.removeprefix(INVARIANT) for label in adding))
+        trying_now = frozenset(label.removeprefix(INVARIANT) for label in adding)
+        # On a current record each query is its sealed one with the new claims added (as hypotheses before
+        # a move, as goals): the record's goals stay proved, only the new ones are asked.
+        failed = reprove(built, ask, asking=_counted(n, len(ask), tell), tentative=trying_now,
+                         only=trying_now if current else None)
         lost = {f.claim: f for f in failed if INVARIANT + f.claim in adding}
         kept = [f for f in failed if INVARIANT + f.claim not in adding]
         if kept:
